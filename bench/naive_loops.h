@@ -1,0 +1,37 @@
+// bench/naive_loops.h — the six library operators as plain C++ loops.
+//
+// The baseline the demo compares lanejit with: what a competent programmer
+// writes straight from the formulas in the brief (float accumulators,
+// std::exp / std::tanh / std::sqrt), compiled with -O3 -march=native and no
+// fast-math. Buffers are dense row-major; nothing here is tuned.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace lanejit::bench {
+
+// inputs: the operator's inputs in the order of NaiveOp::inputs.
+using NaiveFn = void (*)(const float *const *inputs, float *output, int64_t rows, int64_t cols);
+
+struct NaiveOp {
+  std::string_view name;                // the library program's name
+  std::vector<std::string_view> inputs; // input names, in the order fn takes them
+  NaiveFn fn;
+};
+
+// The loop for a library operator ("rope", "layernorm", ...), or nullptr.
+const NaiveOp *naiveOp(std::string_view name);
+
+namespace naive {
+void rope(const float *x, const float *cos, const float *sin, float *y, int64_t rows, int64_t cols);
+void layerNorm(const float *x, const float *gamma, const float *beta, float *y, int64_t rows,
+               int64_t cols);
+void swiglu(const float *x, const float *u, float *y, int64_t rows, int64_t cols);
+void rmsNorm(const float *x, const float *gamma, float *y, int64_t rows, int64_t cols);
+void geluResidual(const float *x, const float *u, float *y, int64_t rows, int64_t cols);
+void maskedSoftmax(const float *x, float *y, int64_t rows, int64_t cols);
+} // namespace naive
+
+} // namespace lanejit::bench

@@ -1,0 +1,83 @@
+// lanejit/kernel.h — compiling a Program and calling the result.
+//
+//   Kernel k = compile(library::layerNorm());
+//   k.run({BufferRef::matrix(x, R, C), BufferRef::vector(g, C), BufferRef::vector(b, C)},
+//         {BufferRef::matrix(y, R, C)});
+//
+// compile() is thread-safe and cached by (structural hash, options, target).
+// run() checks shapes, strides, null pointers and output/output overlap and
+// throws Error(Kind::Bind) with a clear message; inputs that overlap outputs
+// are handled by a safe path, never assumed distinct. run() allocates
+// nothing on the heap once a kernel has seen its largest shape.
+#pragma once
+
+#include <lanejit/buffer.h>
+#include <lanejit/ir.h>
+#include <lanejit/options.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <span>
+#include <string>
+
+namespace lanejit {
+
+// The native entry's argument block (C ABI; docs/architecture.md).
+struct LaunchArgs {
+  void *const *buffers;       // inputs, then outputs, in declaration order
+  const int64_t *row_strides; // elements, same order
+  int64_t rows;
+  int64_t cols; // the bound C
+};
+using NativeEntry = void (*)(const LaunchArgs *args, int64_t row_begin,
+                             int64_t row_end);
+
+// What the compiler did, for reports and tests.
+struct CompileStats {
+  int lanes = 0;
+  int accumulators = 0;    // independent packet accumulators per reduction
+  int traversals = 0;      // column loops per row
+  int reductions = 0;
+  int dense_bodies = 0;    // packet bodies compiled with the all-on mask
+  int masked_bodies = 0;   // packet bodies with a run-time lane mask
+  double compile_ms = 0;   // lowering + LLVM + ORC
+  bool cache_hit = false;
+  std::string cpu;         // LLVM CPU name used
+  std::string features;    // LLVM feature string used
+};
+
+class Kernel {
+public:
+  // Buffers in declaration order. Throws Error(Kind::Bind) on bad buffers.
+  void run(std::span<const BufferRef> inputs,
+           std::span<const BufferRef> outputs) const;
+  void run(std::initializer_list<BufferRef> inputs,
+           std::initializer_list<BufferRef> outputs) const {
+    run(std::span<const BufferRef>(inputs.begin(), inputs.size()),
+        std::span<const BufferRef>(outputs.begin(), outputs.size()));
+  }
+
+  // The compiled function itself, for callers that bind arguments once
+  // (benchmarks). It performs no checks: the caller guarantees what run()
+  // would check and that no input overlaps an output.
+  NativeEntry nativeEntry() const;
+
+  const Program &program() const;
+  const CompileOptions &options() const;
+  const CompileStats &stats() const;
+  // Textual stages kept for `lanejit dump`: "ir" (after passes), "llvm"
+  // (optimised module), "asm".
+  std::string dump(const std::string &stage) const;
+
+  struct Impl;
+  explicit Kernel(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+private:
+  std::shared_ptr<Impl> impl_;
+};
+
+Kernel compile(const Program &program,
+               const CompileOptions &options = CompileOptions::fromEnvironment());
+
+} // namespace lanejit

@@ -1,0 +1,89 @@
+// The brief's six operators, written in the capture DSL exactly as
+// /work/shared/brief/system.md defines them. Constants are float literals:
+// the program states the f32 value it computes with.
+#include <lanejit/dsl.h>
+#include <lanejit/error.h>
+#include <lanejit/library.h>
+
+#include <limits>
+
+namespace lanejit::library {
+
+Program rope() {
+  ProgramBuilder b("rope");
+  Dim c = Dim::C(), h = Dim::C() / 2;
+  Expr x = b.rows("x"), cos = b.rows("cos", h), sin = b.rows("sin", h);
+  Expr lo = x.cols(0, h), hi = x.cols(h, c);
+  b.write("y", 0, lo * cos - hi * sin);
+  b.write("y", h, lo * sin + hi * cos);
+  return b.build();
+}
+
+Program layerNorm() {
+  ProgramBuilder b("layernorm");
+  Expr x = b.rows("x"), gamma = b.columns("gamma"), beta = b.columns("beta");
+  Expr mu = mean(x);
+  Expr d = x - mu;
+  Expr var = mean(d * d);
+  // One division per row instead of one per element; the per-element work
+  // is then d * inv * gamma + beta.
+  Expr inv = 1.0f / sqrt(var + 1e-5f);
+  b.output("y", d * inv * gamma + beta);
+  return b.build();
+}
+
+Program swiglu() {
+  ProgramBuilder b("swiglu");
+  Expr x = b.rows("x"), u = b.rows("u");
+  // The brief's formula, not sigmoid(x): the kernel computes what it says.
+  b.output("y", x / (1.0f + exp(-x)) * u);
+  return b.build();
+}
+
+Program rmsNorm() {
+  ProgramBuilder b("rmsnorm");
+  Expr x = b.rows("x"), gamma = b.columns("gamma");
+  Expr inv = 1.0f / sqrt(mean(x * x) + 1e-5f); // row-uniform, as in layerNorm
+  b.output("y", x * inv * gamma);
+  return b.build();
+}
+
+Program geluResidual() {
+  ProgramBuilder b("gelu_residual");
+  Expr x = b.rows("x"), u = b.rows("u");
+  Expr inner = 0.7978845608f * (x + 0.044715f * x * x * x);
+  b.output("y", 0.5f * x * (1.0f + tanh(inner)) + u);
+  return b.build();
+}
+
+Program maskedSoftmax() {
+  ProgramBuilder b("masked_softmax");
+  Expr x = b.rows("x");
+  Expr valid = col(Dim::C()) <= row() % dim(Dim::C());
+  // Invalid columns take no part in the max and contribute an exact 0.
+  Expr scores = select(valid, x, constant(-std::numeric_limits<float>::infinity()));
+  Expr m = rowmax(scores);
+  Expr e = select(valid, exp(x - m), constant(0.0f));
+  b.output("y", e / sum(e));
+  return b.build();
+}
+
+const std::vector<Entry> &all() {
+  static const std::vector<Entry> entries = {
+      {"rope", rope},       {"layernorm", layerNorm},         {"swiglu", swiglu},
+      {"rmsnorm", rmsNorm}, {"gelu_residual", geluResidual}, {"masked_softmax", maskedSoftmax},
+  };
+  return entries;
+}
+
+Program byName(const std::string &name) {
+  std::string known;
+  for (const Entry &e : all()) {
+    if (e.name == name)
+      return e.make();
+    known += (known.empty() ? "" : ", ") + e.name;
+  }
+  throw Error(Error::Kind::Verify, "unknown operator '" + name + "'; known: " + known);
+}
+
+} // namespace lanejit::library

@@ -1,0 +1,279 @@
+// .npy reading and writing. The header is a Python dict literal; we parse the
+// small subset NumPy writes rather than evaluating anything.
+#include "check/npy.h"
+
+#include <lanejit/error.h>
+
+#include <fmt/format.h>
+
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <optional>
+#include <sstream>
+
+namespace lanejit::npy {
+namespace {
+
+static_assert(std::endian::native == std::endian::little,
+              ".npy data is copied as-is, which assumes a little-endian host");
+
+constexpr std::string_view kMagic = "\x93NUMPY";
+
+[[noreturn]] void fail(std::string_view source, const std::string &message) {
+  throw Error(Error::Kind::Io, fmt::format("{}: {}", source, message));
+}
+
+// A value in the header dict: a string, a boolean or a tuple of integers.
+struct Value {
+  enum class Kind { String, Bool, Tuple } kind = Kind::String;
+  std::string text;
+  bool flag = false;
+  std::vector<int64_t> items;
+};
+
+class HeaderParser {
+public:
+  HeaderParser(std::string_view text, std::string_view source) : text_(text), source_(source) {}
+
+  // Calls on_entry(key, value) for every entry of the dict.
+  template <typename F> void parseDict(F on_entry) {
+    expect('{');
+    while (!peekIs('}')) {
+      std::string key = parseString();
+      expect(':');
+      Value value = parseValue();
+      on_entry(key, value);
+      if (!peekIs(','))
+        break;
+      ++pos_;
+    }
+    expect('}');
+    skipSpace();
+    if (pos_ != text_.size())
+      malformed("unexpected text after the dict");
+  }
+
+private:
+  [[noreturn]] void malformed(const std::string &what) {
+    fail(source_, fmt::format("malformed header: {} at offset {}", what, pos_));
+  }
+  void skipSpace() {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||
+                                   text_[pos_] == '\r' || text_[pos_] == '\n'))
+      ++pos_;
+  }
+  bool peekIs(char c) {
+    skipSpace();
+    return pos_ < text_.size() && text_[pos_] == c;
+  }
+  void expect(char c) {
+    if (!peekIs(c))
+      malformed(fmt::format("expected '{}'", c));
+    ++pos_;
+  }
+  bool consumeWord(std::string_view word) {
+    skipSpace();
+    if (text_.substr(pos_, word.size()) != word)
+      return false;
+    pos_ += word.size();
+    return true;
+  }
+  std::string parseString() {
+    skipSpace();
+    if (pos_ >= text_.size() || (text_[pos_] != '\'' && text_[pos_] != '"'))
+      malformed("expected a quoted string");
+    char quote = text_[pos_++];
+    size_t end = text_.find(quote, pos_);
+    if (end == std::string_view::npos)
+      malformed("unterminated string");
+    std::string result(text_.substr(pos_, end - pos_));
+    pos_ = end + 1;
+    return result;
+  }
+  int64_t parseInt() {
+    skipSpace();
+    int64_t value = 0;
+    size_t start = pos_;
+    while (pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9') {
+      int digit = text_[pos_++] - '0';
+      if (value > (std::numeric_limits<int64_t>::max() - digit) / 10)
+        malformed("dimension too large");
+      value = value * 10 + digit;
+    }
+    if (pos_ == start)
+      malformed("expected a non-negative integer");
+    if (pos_ < text_.size() && text_[pos_] == 'L') // Python 2 long suffix
+      ++pos_;
+    return value;
+  }
+  Value parseValue() {
+    Value value;
+    if (peekIs('\'') || peekIs('"')) {
+      value.text = parseString();
+      return value;
+    }
+    if (consumeWord("True") || consumeWord("False")) {
+      value.kind = Value::Kind::Bool;
+      value.flag = text_.substr(0, pos_).ends_with("True");
+      return value;
+    }
+    if (peekIs('['))
+      malformed("structured dtypes are not supported");
+    expect('(');
+    value.kind = Value::Kind::Tuple;
+    while (!peekIs(')')) {
+      value.items.push_back(parseInt());
+      if (!peekIs(','))
+        break;
+      ++pos_;
+    }
+    expect(')');
+    return value;
+  }
+
+  std::string_view text_;
+  std::string_view source_;
+  size_t pos_ = 0;
+};
+
+uint32_t readLittle(std::string_view bytes, size_t offset, size_t width) {
+  uint32_t value = 0;
+  for (size_t i = 0; i < width; ++i)
+    value |= static_cast<uint32_t>(static_cast<unsigned char>(bytes[offset + i])) << (8 * i);
+  return value;
+}
+
+// Element count, or a failure when the product overflows.
+int64_t elementCount(const std::vector<int64_t> &shape, std::string_view source) {
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    if (d != 0 && count > std::numeric_limits<int64_t>::max() / 4 / d)
+      fail(source, "shape too large");
+    count *= d;
+  }
+  return count;
+}
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  if (shape.size() == 1)
+    return fmt::format("({},)", shape[0]);
+  return fmt::format("({})", fmt::join(shape, ", "));
+}
+
+} // namespace
+
+int64_t Array::size() const {
+  int64_t count = 1;
+  for (int64_t d : shape)
+    count *= d;
+  return count;
+}
+
+Array parse(std::string_view bytes, std::string_view source) {
+  if (bytes.size() < 10 || bytes.substr(0, kMagic.size()) != kMagic)
+    fail(source, "not a .npy file (bad magic)");
+  int major = static_cast<unsigned char>(bytes[6]);
+  int minor = static_cast<unsigned char>(bytes[7]);
+  if (major < 1 || major > 3 || minor != 0)
+    fail(source, fmt::format("unsupported .npy version {}.{}", major, minor));
+  size_t width = major == 1 ? 2 : 4;
+  if (bytes.size() < 8 + width)
+    fail(source, "truncated header");
+  size_t header_length = readLittle(bytes, 8, width);
+  size_t data_offset = 8 + width + header_length;
+  if (bytes.size() < data_offset)
+    fail(source, fmt::format("truncated header: {} bytes declared, {} present", header_length,
+                             bytes.size() - 8 - width));
+
+  std::optional<std::string> descr;
+  std::optional<bool> fortran;
+  std::optional<std::vector<int64_t>> shape;
+  HeaderParser parser(bytes.substr(8 + width, header_length), source);
+  parser.parseDict([&](const std::string &key, const Value &value) {
+    if (key == "descr" && value.kind == Value::Kind::String)
+      descr = value.text;
+    else if (key == "fortran_order" && value.kind == Value::Kind::Bool)
+      fortran = value.flag;
+    else if (key == "shape" && value.kind == Value::Kind::Tuple)
+      shape = value.items;
+    else
+      fail(source, fmt::format("malformed header: unexpected entry '{}'", key));
+  });
+  if (!descr || !fortran || !shape)
+    fail(source, "malformed header: needs 'descr', 'fortran_order' and 'shape'");
+  if (*descr == ">f4")
+    fail(source, "big-endian float32 ('>f4') is not supported; save as little-endian '<f4'");
+  if (*descr != "<f4")
+    fail(source, fmt::format("dtype '{}' is not supported; only float32 ('<f4')", *descr));
+  // One dimension or fewer reads the same in either order.
+  if (*fortran && shape->size() > 1)
+    fail(source, "Fortran-order arrays are not supported; save in C order");
+
+  Array array;
+  array.shape = *shape;
+  int64_t count = elementCount(array.shape, source);
+  size_t expected = static_cast<size_t>(count) * sizeof(float);
+  size_t present = bytes.size() - data_offset;
+  if (present < expected)
+    fail(source, fmt::format("truncated data: shape {} needs {} bytes, file has {}",
+                             shapeText(array.shape), expected, present));
+  if (present > expected)
+    fail(source, fmt::format("{} unexpected bytes after the data of shape {}", present - expected,
+                             shapeText(array.shape)));
+  array.data.resize(static_cast<size_t>(count));
+  if (count > 0)
+    std::memcpy(array.data.data(), bytes.data() + data_offset, expected);
+  return array;
+}
+
+Array read(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    fail(path, fmt::format("cannot open: {}", std::strerror(errno)));
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad())
+    fail(path, "read error");
+  return parse(bytes, path);
+}
+
+std::string serialize(const Array &array) {
+  if (static_cast<int64_t>(array.data.size()) != array.size())
+    throw Error(Error::Kind::Io,
+                fmt::format("npy::serialize: shape {} needs {} values, array has {}",
+                            shapeText(array.shape), array.size(), array.data.size()));
+  std::string header = fmt::format("{{'descr': '<f4', 'fortran_order': False, 'shape': {}, }}",
+                                   shapeText(array.shape));
+  // NumPy pads the header with spaces and a newline so the data starts on a
+  // 64-byte boundary.
+  bool wide = header.size() + 1 + 10 > 0xffff;
+  size_t prefix = wide ? 12 : 10;
+  size_t total = (prefix + header.size() + 1 + 63) / 64 * 64;
+  header.append(total - prefix - header.size() - 1, ' ');
+  header.push_back('\n');
+
+  std::string out(kMagic);
+  out.push_back(static_cast<char>(wide ? 2 : 1));
+  out.push_back(0);
+  for (size_t i = 0; i < (wide ? 4u : 2u); ++i)
+    out.push_back(static_cast<char>((header.size() >> (8 * i)) & 0xff));
+  out += header;
+  out.append(reinterpret_cast<const char *>(array.data.data()), array.data.size() * sizeof(float));
+  return out;
+}
+
+void write(const std::string &path, const Array &array) {
+  std::string bytes = serialize(array);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out)
+    fail(path, fmt::format("cannot open for writing: {}", std::strerror(errno)));
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out)
+    fail(path, "write error");
+}
+
+} // namespace lanejit::npy

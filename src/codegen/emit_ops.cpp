@@ -1,0 +1,162 @@
+#include "codegen/emit_ops.h"
+
+#include <llvm/IR/Intrinsics.h>
+
+#include <limits>
+
+namespace lanejit::codegen {
+namespace {
+
+using llvm::Value;
+
+Value *constLike(Value *like, double v) {
+  return llvm::ConstantFP::get(like->getType(), v);
+}
+Value *intLike(Value *like, int64_t v) {
+  return llvm::ConstantInt::get(like->getType(), v, /*isSigned=*/true);
+}
+
+// Bit-level reinterpretation that works for scalars and vectors.
+Value *asInt(llvm::IRBuilder<> &b, Value *x) {
+  llvm::Type *t = x->getType();
+  llvm::Type *i = t->isVectorTy() ? static_cast<llvm::Type *>(llvm::VectorType::getInteger(
+                                        llvm::cast<llvm::VectorType>(t)))
+                                  : b.getInt32Ty();
+  return b.CreateBitCast(x, i);
+}
+
+// IEEE 754-2019 maximum/minimum: any NaN gives the canonical quiet NaN, and
+// -0 < +0. Commutative and associative, so a reduction's result does not
+// depend on its order — unlike x86 maxps, which returns its second operand
+// on NaN and on equal zeros.
+Value *emitIeeeMinMax(llvm::IRBuilder<> &b, bool isMax, Value *x, Value *y) {
+  Value *unordered = b.CreateFCmpUNO(x, y);
+  Value *xWins = isMax ? b.CreateFCmpOGT(x, y) : b.CreateFCmpOLT(x, y);
+  Value *yWins = isMax ? b.CreateFCmpOGT(y, x) : b.CreateFCmpOLT(y, x);
+  // Equal values: identical bits unless they are +0 and -0; AND picks +0
+  // for max, OR picks -0 for min.
+  Value *xi = asInt(b, x), *yi = asInt(b, y);
+  Value *tie = b.CreateBitCast(isMax ? b.CreateAnd(xi, yi) : b.CreateOr(xi, yi), x->getType());
+  Value *pick = b.CreateSelect(xWins, x, b.CreateSelect(yWins, y, tie));
+  return b.CreateSelect(unordered, constLike(x, std::numeric_limits<double>::quiet_NaN()),
+                        pick);
+}
+
+// Floored i32 division and modulo with x/0 = x%0 = 0 and INT_MIN/-1 = INT_MIN
+// (wrapping), so no lane can trap.
+Value *emitFlooredDivMod(llvm::IRBuilder<> &b, bool isMod, Value *x, Value *y) {
+  Value *zero = intLike(x, 0), *one = intLike(x, 1);
+  Value *yZero = b.CreateICmpEQ(y, zero);
+  Value *overflow = b.CreateAnd(b.CreateICmpEQ(x, intLike(x, INT32_MIN)),
+                                b.CreateICmpEQ(y, intLike(x, -1)));
+  Value *safeY = b.CreateSelect(b.CreateOr(yZero, overflow), one, y);
+  Value *q = b.CreateSDiv(x, safeY);
+  Value *r = b.CreateSub(x, b.CreateMul(q, safeY));
+  // Truncated -> floored: adjust when the remainder's sign differs from y's.
+  Value *adjust = b.CreateAnd(b.CreateICmpNE(r, zero),
+                              b.CreateICmpSLT(b.CreateXor(r, safeY), zero));
+  Value *result = isMod ? b.CreateSelect(adjust, b.CreateAdd(r, safeY), r)
+                        : b.CreateSelect(adjust, b.CreateSub(q, one), q);
+  return b.CreateSelect(yZero, zero, result);
+}
+
+} // namespace
+
+llvm::Type *valueType(llvm::LLVMContext &ctx, DType type, int lanes) {
+  llvm::Type *element = nullptr;
+  switch (type) {
+  case DType::F32: element = llvm::Type::getFloatTy(ctx); break;
+  case DType::I32: element = llvm::Type::getInt32Ty(ctx); break;
+  case DType::Bool: element = llvm::Type::getInt1Ty(ctx); break;
+  }
+  return lanes == 0 ? element : llvm::FixedVectorType::get(element, lanes);
+}
+
+Value *emitUnary(llvm::IRBuilder<> &b, UnaryOp op, DType t, Value *x, const MathTarget &math) {
+  bool isFloat = t == DType::F32;
+  switch (op) {
+  case UnaryOp::Neg:
+    return isFloat ? b.CreateFNeg(x) : b.CreateSub(intLike(x, 0), x);
+  case UnaryOp::Abs:
+    if (isFloat)
+      return b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+    return b.CreateSelect(b.CreateICmpSLT(x, intLike(x, 0)), b.CreateSub(intLike(x, 0), x), x);
+  case UnaryOp::Exp: return emitExp(b, x, math);
+  case UnaryOp::Log: return emitLog(b, x, math);
+  case UnaryOp::Sqrt: return emitSqrt(b, x, math);
+  case UnaryOp::Rsqrt: return emitRsqrt(b, x, math);
+  case UnaryOp::Tanh: return emitTanh(b, x, math);
+  case UnaryOp::Sigmoid: return emitSigmoid(b, x, math);
+  case UnaryOp::Not: return b.CreateNot(x);
+  case UnaryOp::ToF32: {
+    llvm::Type *f = valueType(b.getContext(), DType::F32,
+                              x->getType()->isVectorTy()
+                                  ? llvm::cast<llvm::FixedVectorType>(x->getType())->getNumElements()
+                                  : 0);
+    return b.CreateSIToFP(x, f);
+  }
+  case UnaryOp::ToI32: {
+    // fptosi is poison out of range; x86's answer (INT32_MIN) is defined here.
+    llvm::Type *i = asInt(b, x)->getType();
+    Value *inRange = b.CreateAnd(b.CreateFCmpOGE(x, constLike(x, -2147483648.0)),
+                                 b.CreateFCmpOLT(x, constLike(x, 2147483648.0)));
+    Value *converted = b.CreateFPToSI(x, i);
+    return b.CreateSelect(inRange, converted, llvm::ConstantInt::get(i, INT32_MIN, true));
+  }
+  }
+  return nullptr;
+}
+
+Value *emitBinary(llvm::IRBuilder<> &b, BinaryOp op, DType t, Value *x, Value *y) {
+  bool isFloat = t == DType::F32;
+  switch (op) {
+  case BinaryOp::Add: return isFloat ? b.CreateFAdd(x, y) : b.CreateAdd(x, y);
+  case BinaryOp::Sub: return isFloat ? b.CreateFSub(x, y) : b.CreateSub(x, y);
+  case BinaryOp::Mul: return isFloat ? b.CreateFMul(x, y) : b.CreateMul(x, y);
+  case BinaryOp::Div: return isFloat ? b.CreateFDiv(x, y) : emitFlooredDivMod(b, false, x, y);
+  case BinaryOp::Mod: return emitFlooredDivMod(b, true, x, y);
+  case BinaryOp::Min:
+  case BinaryOp::Max: {
+    bool isMax = op == BinaryOp::Max;
+    if (isFloat)
+      return emitIeeeMinMax(b, isMax, x, y);
+    Value *xFirst = isMax ? b.CreateICmpSGT(x, y) : b.CreateICmpSLT(x, y);
+    return b.CreateSelect(xFirst, x, y);
+  }
+  case BinaryOp::Lt: return isFloat ? b.CreateFCmpOLT(x, y) : b.CreateICmpSLT(x, y);
+  case BinaryOp::Le: return isFloat ? b.CreateFCmpOLE(x, y) : b.CreateICmpSLE(x, y);
+  case BinaryOp::Gt: return isFloat ? b.CreateFCmpOGT(x, y) : b.CreateICmpSGT(x, y);
+  case BinaryOp::Ge: return isFloat ? b.CreateFCmpOGE(x, y) : b.CreateICmpSGE(x, y);
+  case BinaryOp::Eq: return isFloat ? b.CreateFCmpOEQ(x, y) : b.CreateICmpEQ(x, y);
+  case BinaryOp::Ne: return isFloat ? b.CreateFCmpUNE(x, y) : b.CreateICmpNE(x, y);
+  case BinaryOp::And: return b.CreateAnd(x, y);
+  case BinaryOp::Or: return b.CreateOr(x, y);
+  }
+  return nullptr;
+}
+
+Value *emitFma(llvm::IRBuilder<> &b, Value *x, Value *y, Value *z) {
+  return b.CreateIntrinsic(llvm::Intrinsic::fma, {x->getType()}, {x, y, z});
+}
+
+llvm::Constant *reductionIdentity(llvm::Type *type, ReduceOp op) {
+  switch (op) {
+  case ReduceOp::Sum:
+  case ReduceOp::Mean: return llvm::ConstantFP::get(type, -0.0);
+  case ReduceOp::Max: return llvm::ConstantFP::get(type, -std::numeric_limits<double>::infinity());
+  case ReduceOp::Min: return llvm::ConstantFP::get(type, std::numeric_limits<double>::infinity());
+  }
+  return nullptr;
+}
+
+Value *emitReductionStep(llvm::IRBuilder<> &b, ReduceOp op, Value *acc, Value *x) {
+  switch (op) {
+  case ReduceOp::Sum:
+  case ReduceOp::Mean: return b.CreateFAdd(acc, x);
+  case ReduceOp::Max: return emitIeeeMinMax(b, true, acc, x);
+  case ReduceOp::Min: return emitIeeeMinMax(b, false, acc, x);
+  }
+  return nullptr;
+}
+
+} // namespace lanejit::codegen

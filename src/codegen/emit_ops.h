@@ -1,0 +1,31 @@
+// The LLVM form of every IR operation, for scalars and packets alike.
+//
+// The same function emits a row-uniform (scalar) value and a W-lane packet,
+// so an operation gives identical bits whichever way, and for any W. Nothing
+// here reassociates or contracts: fast math stays off.
+#pragma once
+
+#include "codegen/math.h"
+
+#include <lanejit/ir.h>
+
+#include <llvm/IR/IRBuilder.h>
+
+namespace lanejit::codegen {
+
+// The LLVM type of `type` for a scalar (lanes == 0) or a packet.
+llvm::Type *valueType(llvm::LLVMContext &ctx, DType type, int lanes);
+
+llvm::Value *emitUnary(llvm::IRBuilder<> &b, UnaryOp op, DType operandType, llvm::Value *x,
+                       const MathTarget &math);
+llvm::Value *emitBinary(llvm::IRBuilder<> &b, BinaryOp op, DType operandType, llvm::Value *x,
+                        llvm::Value *y);
+llvm::Value *emitFma(llvm::IRBuilder<> &b, llvm::Value *x, llvm::Value *y, llvm::Value *z);
+
+// Reductions: the value that leaves an accumulator unchanged bit for bit
+// (-0.0 for sums: -0 + x == x for every x, including +0), and the step.
+llvm::Constant *reductionIdentity(llvm::Type *type, ReduceOp op);
+llvm::Value *emitReductionStep(llvm::IRBuilder<> &b, ReduceOp op, llvm::Value *acc,
+                               llvm::Value *x);
+
+} // namespace lanejit::codegen

@@ -1,0 +1,180 @@
+// Inline vector math as LLVM IR (see math.h; algorithms in docs/math.md).
+//
+// Everything is built from fadd/fsub/fmul/fdiv, llvm.fma (only when the
+// target has it), fcmp/select, llvm.fabs/copysign/sqrt and integer ops on the
+// bits, all of which lower to plain instructions on x86. Polynomial
+// coefficients are minimax fits (weighted Remez, relative error) rounded to
+// f32; the tests sweep the f32 range to hold each function to its bound.
+#include "codegen/math.h"
+
+#include <llvm/IR/Intrinsics.h>
+
+#include <cstdint>
+#include <initializer_list>
+
+namespace lanejit::codegen {
+namespace {
+
+using llvm::Value;
+
+// Builds the per-lane operations for one value type: `float` or `<W x float>`.
+// Constants are splats, so the emitted code is the same for every width.
+class Ops {
+public:
+  Ops(llvm::IRBuilder<> &b, Value *x, const MathTarget &t)
+      : b_(b), t_(t), f_(x->getType()), i_(intType(x->getType())) {}
+
+  Value *c(float v) const { return llvm::ConstantFP::get(f_, v); }
+  Value *ci(int32_t v) const { return llvm::ConstantInt::get(i_, static_cast<uint32_t>(v), true); }
+  Value *bits(Value *v) const { return b_.CreateBitCast(v, i_); }
+  Value *real(Value *v) const { return b_.CreateBitCast(v, f_); }
+
+  Value *add(Value *x, Value *y) const { return b_.CreateFAdd(x, y); }
+  Value *sub(Value *x, Value *y) const { return b_.CreateFSub(x, y); }
+  Value *mul(Value *x, Value *y) const { return b_.CreateFMul(x, y); }
+  Value *div(Value *x, Value *y) const { return b_.CreateFDiv(x, y); }
+  // x * y + z: one rounding with FMA, two without.
+  Value *mulAdd(Value *x, Value *y, Value *z) const {
+    if (t_.has_fma)
+      return b_.CreateIntrinsic(llvm::Intrinsic::fma, {f_}, {x, y, z});
+    return add(mul(x, y), z);
+  }
+  // Horner's rule, coefficients from the highest degree down.
+  Value *horner(Value *x, std::initializer_list<float> coeffs) const {
+    auto it = coeffs.begin();
+    Value *acc = c(*it++);
+    for (; it != coeffs.end(); ++it)
+      acc = mulAdd(acc, x, c(*it));
+    return acc;
+  }
+  Value *fabs(Value *x) const { return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x); }
+  Value *copysign(Value *mag, Value *sign) const {
+    return b_.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, mag, sign);
+  }
+  // select(cmp, y, x): keeps x (including NaN) wherever the compare is false.
+  Value *pick(Value *cmp, Value *y, Value *x) const { return b_.CreateSelect(cmp, y, x); }
+
+  llvm::IRBuilder<> &b_;
+
+private:
+  static llvm::Type *intType(llvm::Type *f) {
+    llvm::Type *i32 = llvm::Type::getInt32Ty(f->getContext());
+    if (auto *v = llvm::dyn_cast<llvm::VectorType>(f))
+      return llvm::VectorType::get(i32, v->getElementCount());
+    return i32;
+  }
+
+  const MathTarget &t_;
+  llvm::Type *f_;
+  llvm::Type *i_;
+};
+
+// ln2 split for Cody-Waite reduction: kLn2Hi has 15 significant bits, so
+// n * kLn2Hi is exact for |n| < 512 and x - n * kLn2Hi is exact (Sterbenz).
+constexpr float kLn2Hi = 0x1.62e4p-1f;
+constexpr float kLn2Lo = 0x1.7f7d1cp-20f;
+
+Value *exp(const Ops &o, Value *x) {
+  // Clamp so that 2^n stays in [-150, 128]: beyond, the result is 0 or inf
+  // anyway (e^-104 < 2^-150, e^88.8 > 2^128). NaN fails both compares.
+  x = o.pick(o.b_.CreateFCmpOGT(x, o.c(88.8f)), o.c(88.8f), x);
+  x = o.pick(o.b_.CreateFCmpOLT(x, o.c(-104.0f)), o.c(-104.0f), x);
+
+  // n = rint(x / ln2) by the shifter trick: adding 1.5 * 2^23 + 254 rounds
+  // to an integer and leaves m = n + 254 (in [104, 382]) in the low bits.
+  const float shifter = 0x1.8p23f + 254.0f;
+  Value *t = o.mulAdd(x, o.c(0x1.715476p+0f), o.c(shifter));
+  Value *n = o.sub(t, o.c(shifter));
+  Value *r = o.mulAdd(n, o.c(-kLn2Hi), x);
+  r = o.mulAdd(n, o.c(-kLn2Lo), r);
+
+  // e^r on |r| <= ln2/2: 1 + r + r^2 * Q(r), Q of degree 4 (rel. error 2^-28.3).
+  Value *h = o.horner(r, {0x1.6a23a8p-10f, 0x1.123a36p-7f, 0x1.5558f4p-5f, 0x1.55549p-3f,
+                          0x1.fffffcp-2f});
+  Value *p = o.add(o.mulAdd(o.mul(r, r), h, r), o.c(1.0f));
+
+  // 2^n as two normal factors 2^floor(m/2 - 127) * 2^ceil(m/2 - 127): the
+  // first product is exact, the second rounds once, so results in the
+  // denormal range underflow gradually and overflow happens exactly when
+  // p * 2^n rounds past FLT_MAX. The low bits of t are m; the high ones
+  // shift out.
+  llvm::IRBuilder<> &b = o.b_;
+  Value *u = o.bits(t);
+  Value *s1 = b.CreateShl(b.CreateLShr(u, o.ci(1)), o.ci(23));
+  Value *s2 = b.CreateSub(b.CreateShl(u, o.ci(23)), s1);
+  return o.mul(o.mul(p, o.real(s1)), o.real(s2));
+}
+
+} // namespace
+
+Value *emitExp(llvm::IRBuilder<> &b, Value *x, const MathTarget &t) {
+  return exp(Ops(b, x, t), x);
+}
+
+Value *emitLog(llvm::IRBuilder<> &b, Value *x, const MathTarget &t) {
+  Ops o(b, x, t);
+  // Denormal inputs: scale by 2^23 into the normal range, subtract 23 from k.
+  Value *tiny = b.CreateFCmpOLT(x, o.c(0x1p-126f));
+  Value *xs = o.pick(tiny, o.mul(x, o.c(0x1p23f)), x);
+  Value *bias = o.pick(tiny, o.c(-23.0f), o.c(0.0f));
+
+  // x = 2^k * m with m in [sqrt(1/2), sqrt(2)): subtracting the bits of
+  // sqrt(1/2) moves the exponent boundary to that point.
+  const int32_t sqrtHalf = 0x3f3504f3;
+  Value *ix = b.CreateSub(o.bits(xs), o.ci(sqrtHalf));
+  Value *k = o.add(b.CreateSIToFP(b.CreateAShr(ix, o.ci(23)), x->getType()), bias);
+  Value *m = o.real(b.CreateAdd(b.CreateAnd(ix, o.ci(0x007fffff)), o.ci(sqrtHalf)));
+  Value *f = o.sub(m, o.c(1.0f)); // exact (Sterbenz)
+
+  // log1p(f) = f - f^2/2 + f^3 * P(f), P of degree 7 (rel. error 2^-27.4).
+  Value *pf = o.horner(f, {-0x1.38b5a6p-4f, 0x1.055b84p-3f, -0x1.0d8546p-3f, 0x1.22da1ap-3f,
+                           -0x1.547244p-3f, 0x1.99a008p-3f, -0x1.000226p-2f, 0x1.555554p-2f});
+  Value *f2 = o.mul(f, f);
+  // Small terms first, then f, then the exact k * ln2hi last.
+  Value *lo = o.mulAdd(o.mul(f2, f), pf, o.mul(k, o.c(kLn2Lo)));
+  Value *s = o.add(o.sub(lo, o.mul(f2, o.c(0.5f))), f);
+  Value *y = o.add(s, o.mul(k, o.c(kLn2Hi)));
+
+  // +inf and NaN give x; x < 0 gives NaN; ±0 gives -inf.
+  const float inf = __builtin_inff();
+  y = o.pick(b.CreateFCmpUGE(x, o.c(inf)), x, y);
+  y = o.pick(b.CreateFCmpOLT(x, o.c(0.0f)), o.c(__builtin_nanf("")), y);
+  return o.pick(b.CreateFCmpOEQ(x, o.c(0.0f)), o.c(-inf), y);
+}
+
+Value *emitTanh(llvm::IRBuilder<> &b, Value *x, const MathTarget &t) {
+  Ops o(b, x, t);
+  Value *a = o.fabs(x);
+  // |x| < 0.6: a + a^3 * P(a^2), P of degree 4 (rel. error 2^-28.4); no
+  // cancellation near 0.
+  Value *a2 = o.mul(a, a);
+  Value *pa = o.horner(a2, {-0x1.825858p-8f, 0x1.54b8ap-6f, -0x1.b898dep-5f, 0x1.1109aep-3f,
+                            -0x1.55553ep-2f});
+  Value *small = o.mulAdd(o.mul(a2, a), pa, a);
+  // Otherwise 1 - 2 / (1 + e^2a): the subtracted term is below 0.47, and
+  // e^2a = inf saturates to exactly 1.
+  Value *e = exp(o, o.add(a, a));
+  Value *large = o.sub(o.c(1.0f), o.div(o.c(2.0f), o.add(e, o.c(1.0f))));
+  Value *y = o.pick(b.CreateFCmpOLT(a, o.c(0.6f)), small, large);
+  return o.copysign(y, x);
+}
+
+Value *emitSigmoid(llvm::IRBuilder<> &b, Value *x, const MathTarget &t) {
+  Ops o(b, x, t);
+  // e = e^-|x| <= 1 never overflows: 1 / (1 + e) for x >= 0 and
+  // e / (1 + e) for x < 0, so large negative x gives tiny results, not 0.
+  Value *e = exp(o, o.b_.CreateFNeg(o.fabs(x)));
+  Value *num = o.pick(b.CreateFCmpOLT(x, o.c(0.0f)), e, o.c(1.0f));
+  return o.div(num, o.add(e, o.c(1.0f)));
+}
+
+Value *emitSqrt(llvm::IRBuilder<> &b, Value *x, const MathTarget &t) {
+  return b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);
+}
+
+Value *emitRsqrt(llvm::IRBuilder<> &b, Value *x, const MathTarget &t) {
+  Ops o(b, x, t);
+  return o.div(o.c(1.0f), emitSqrt(b, x, t));
+}
+
+} // namespace lanejit::codegen

@@ -1,0 +1,80 @@
+#include <lanejit/dim.h>
+
+#include "hash.h"
+
+#include <numeric>
+
+namespace lanejit {
+
+Dim Dim::affine(int64_t a, int64_t b, int64_t d) {
+  if (d < 0) {
+    a = -a;
+    b = -b;
+    d = -d;
+  }
+  if (d == 0)
+    d = 1; // callers never divide by zero; keep the value well defined
+  int64_t g = std::gcd(std::gcd(a, b), d);
+  if (g > 1) {
+    a /= g;
+    b /= g;
+    d /= g;
+  }
+  return Dim(a, b, d);
+}
+
+std::optional<int64_t> Dim::evaluate(int64_t c) const {
+  int64_t num = a_ * c + b_;
+  if (num % d_ != 0)
+    return std::nullopt;
+  return num / d_;
+}
+
+std::optional<int64_t> Dim::solveFor(int64_t value) const {
+  if (a_ == 0)
+    return std::nullopt;
+  int64_t num = value * d_ - b_;
+  if (num % a_ != 0)
+    return std::nullopt;
+  return num / a_;
+}
+
+Dim operator+(const Dim &x, const Dim &y) {
+  return Dim::affine(x.a_ * y.d_ + y.a_ * x.d_, x.b_ * y.d_ + y.b_ * x.d_, x.d_ * y.d_);
+}
+Dim operator-(const Dim &x, const Dim &y) { return x + y * -1; }
+Dim operator*(const Dim &x, int64_t k) { return Dim::affine(x.a_ * k, x.b_ * k, x.d_); }
+Dim operator/(const Dim &x, int64_t k) { return Dim::affine(x.a_, x.b_, x.d_ * k); }
+
+std::string Dim::str() const {
+  if (a_ == 0)
+    return d_ == 1 ? std::to_string(b_) : std::to_string(b_) + "/" + std::to_string(d_);
+  std::string s;
+  if (a_ == 1)
+    s = "C";
+  else if (a_ == -1)
+    s = "-C";
+  else
+    s = std::to_string(a_) + "*C";
+  if (b_ > 0)
+    s += "+" + std::to_string(b_);
+  else if (b_ < 0)
+    s += std::to_string(b_);
+  if (d_ == 1)
+    return s;
+  if (b_ != 0)
+    s = "(" + s + ")";
+  return s + "/" + std::to_string(d_);
+}
+
+uint64_t Dim::hash() const {
+  using detail::hashMix;
+  return hashMix(hashMix(hashMix(0x1d, a_), b_), d_);
+}
+
+bool provablyLessEqual(const Dim &x, const Dim &y) {
+  Dim diff = y - x;
+  return diff.coeff() >= 0 && diff.offset() >= 0;
+}
+
+} // namespace lanejit

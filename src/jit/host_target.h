@@ -1,0 +1,27 @@
+// What the machine we compile for can do.
+//
+// LLVM calls the CPUs of these machines "unknown", which would give us
+// baseline x86-64 code; so features are detected (llvm::sys host feature
+// query, which reads CPUID and the OS's saved-register state) and passed to
+// LLVM explicitly, with a CPU model name that implies no more than that.
+#pragma once
+
+#include <string>
+
+namespace lanejit::jit {
+
+struct HostTarget {
+  std::string triple;
+  std::string cpu;      // LLVM CPU name used for scheduling
+  std::string features; // "+avx2,+fma,..." as LLVM spells them
+  bool avx512f = false;
+  bool avx = false;
+  bool fma = false;
+  int maxLanes() const { return avx512f ? 16 : avx ? 8 : 4; }
+};
+
+// The host, optionally with features overridden ("+a,-b" applied on top).
+const HostTarget &hostTarget();
+HostTarget targetWithFeatures(const std::string &overrides);
+
+} // namespace lanejit::jit

@@ -1,0 +1,147 @@
+#include "jit/jit.h"
+
+#include "jit/host_target.h"
+#include "jit/optimizer.h"
+
+#include <lanejit/error.h>
+
+#include <llvm/ExecutionEngine/Orc/IRTransformLayer.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <mutex>
+
+namespace lanejit::jit {
+namespace {
+
+[[noreturn]] void fail(const std::string &what, llvm::Error error) {
+  throw Error(Error::Kind::Compile, what + ": " + llvm::toString(std::move(error)));
+}
+
+int optLevelOf(const llvm::Module &module) {
+  if (auto *flag = llvm::mdconst::extract_or_null<llvm::ConstantInt>(
+          module.getModuleFlag("lanejit.opt_level")))
+    return static_cast<int>(flag->getZExtValue());
+  return 2;
+}
+
+class Jit {
+public:
+  static Jit &instance() {
+    static Jit jit;
+    return jit;
+  }
+
+  uint64_t add(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
+               const std::string &entry) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!jit_)
+      throw Error(Error::Kind::Compile, "LLVM JIT unavailable: " + initError_);
+    module->setDataLayout(jit_->getDataLayout());
+    module->setTargetTriple(jit_->getTargetTriple().str());
+    llvm::orc::ThreadSafeModule tsm(std::move(module), std::move(context));
+    if (llvm::Error e = jit_->addIRModule(std::move(tsm)))
+      fail("adding kernel module", std::move(e));
+    auto symbol = jit_->lookup(entry);
+    if (!symbol)
+      fail("compiling kernel '" + entry + "'", symbol.takeError());
+    return symbol->getValue();
+  }
+
+private:
+  Jit() {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    const HostTarget &host = hostTarget();
+    llvm::orc::JITTargetMachineBuilder machine{llvm::Triple(host.triple)};
+    machine.setCPU(host.cpu);
+    machine.addFeatures({host.features});
+    machine.setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
+    auto optimizerMachine = machine.createTargetMachine();
+    if (!optimizerMachine) {
+      initError_ = llvm::toString(optimizerMachine.takeError());
+      return;
+    }
+    optimizerMachine_ = std::move(*optimizerMachine);
+    auto built = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(machine).create();
+    if (!built) {
+      initError_ = llvm::toString(built.takeError());
+      return;
+    }
+    jit_ = std::move(*built);
+    // Optimisation is its own layer between IR and object emission.
+    jit_->getIRTransformLayer().setTransform(
+        [this](llvm::orc::ThreadSafeModule tsm, const llvm::orc::MaterializationResponsibility &)
+            -> llvm::Expected<llvm::orc::ThreadSafeModule> {
+          tsm.withModuleDo([this](llvm::Module &m) {
+            optimizeModule(m, *optimizerMachine_, optLevelOf(m));
+          });
+          return tsm;
+        });
+  }
+
+  std::mutex mutex_;
+  std::unique_ptr<llvm::TargetMachine> optimizerMachine_;
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+  std::string initError_;
+};
+
+} // namespace
+
+uint64_t addModuleAndLookup(std::unique_ptr<llvm::Module> module,
+                            std::unique_ptr<llvm::LLVMContext> context, const std::string &entry) {
+  std::string problems;
+  llvm::raw_string_ostream out(problems);
+  if (llvm::verifyModule(*module, &out))
+    throw Error(Error::Kind::Compile, "internal: invalid LLVM IR for '" + entry + "': " + problems);
+  return Jit::instance().add(std::move(module), std::move(context), entry);
+}
+
+namespace {
+
+std::unique_ptr<llvm::TargetMachine> makeMachine(const std::string &cpu,
+                                                 const std::string &features) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  std::string triple = hostTarget().triple, problem;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, problem);
+  if (!target)
+    throw Error(Error::Kind::Compile, "no LLVM target for " + triple + ": " + problem);
+  return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
+      triple, cpu, features, llvm::TargetOptions(), std::nullopt, std::nullopt,
+      llvm::CodeGenOpt::Aggressive));
+}
+
+} // namespace
+
+void optimizeForDump(llvm::Module &module, const std::string &cpu, const std::string &features,
+                     int optLevel) {
+  auto machine = makeMachine(cpu, features);
+  module.setDataLayout(machine->createDataLayout());
+  module.setTargetTriple(hostTarget().triple);
+  optimizeModule(module, *machine, optLevel);
+}
+
+std::string emitAssembly(llvm::Module &module, const std::string &cpu,
+                         const std::string &features) {
+  auto machine = makeMachine(cpu, features);
+  module.setDataLayout(machine->createDataLayout());
+  module.setTargetTriple(hostTarget().triple);
+  llvm::SmallString<4096> text;
+  llvm::raw_svector_ostream out(text);
+  llvm::legacy::PassManager pm;
+  if (machine->addPassesToEmitFile(pm, out, nullptr, llvm::CGFT_AssemblyFile))
+    throw Error(Error::Kind::Compile, "LLVM cannot emit assembly for this target");
+  pm.run(module);
+  return std::string(text.str());
+}
+
+} // namespace lanejit::jit

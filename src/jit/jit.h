@@ -1,0 +1,34 @@
+// The process-wide ORC LLJIT that holds every compiled kernel.
+//
+// One LLJIT serves all kernels: target CPU and features travel as function
+// attributes, so kernels for different feature sets share it. Modules go
+// through an IRTransformLayer that runs the optimisation pipeline
+// (optimizer.h) before object emission. Adding is serialised by a mutex, so
+// compile() may be called from any thread. LLVM errors come back as
+// lanejit::Error(Kind::Compile), never abort().
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace llvm {
+class LLVMContext;
+class Module;
+} // namespace llvm
+
+namespace lanejit::jit {
+
+// Compiles `module` (which must define `entry`) and returns its address.
+// The optimisation level is read from the module flag "lanejit.opt_level".
+uint64_t addModuleAndLookup(std::unique_ptr<llvm::Module> module,
+                            std::unique_ptr<llvm::LLVMContext> context, const std::string &entry);
+
+// For dumps: the same optimisation the JIT's transform layer applies, and
+// the assembly the JIT would link, for a module outside the JIT.
+void optimizeForDump(llvm::Module &module, const std::string &cpu, const std::string &features,
+                     int optLevel);
+std::string emitAssembly(llvm::Module &module, const std::string &cpu,
+                         const std::string &features);
+
+} // namespace lanejit::jit

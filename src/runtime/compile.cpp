@@ -1,0 +1,160 @@
+// compile(): passes -> plan -> LLVM IR -> ORC, behind a kernel cache.
+#include "runtime/kernel_impl.h"
+
+#include "codegen/emit_kernel.h"
+#include "jit/host_target.h"
+#include "jit/jit.h"
+#include "lower/plan.h"
+#include "passes/pipeline.h"
+
+#include <lanejit/error.h>
+#include <lanejit/text.h>
+#include <lanejit/verify.h>
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+
+namespace lanejit {
+namespace {
+
+void checkOptions(const CompileOptions &o, const jit::HostTarget &target) {
+  if (o.lanes != 0 && o.lanes != 4 && o.lanes != 8 && o.lanes != 16)
+    throw Error(Error::Kind::Compile,
+                "lanes must be 4, 8 or 16 for f32 (or 0 for the widest), not " +
+                    std::to_string(o.lanes));
+  if (o.block_rows < 1)
+    throw Error(Error::Kind::Compile, "block_rows must be at least 1");
+  if (o.threads < 1)
+    throw Error(Error::Kind::Compile, "threads must be at least 1");
+  if (o.opt_level < 0 || o.opt_level > 3)
+    throw Error(Error::Kind::Compile, "opt_level must be 0-3");
+}
+
+// Everything lowered for one compile, also used by Kernel::dump.
+struct Lowered {
+  lower::KernelPlan plan;
+  codegen::CodegenTarget target;
+  std::vector<passes::PassRecord> passes;
+};
+
+Lowered lowerProgram(const Program &program, const CompileOptions &options) {
+  jit::HostTarget host = options.target_features.empty()
+                             ? jit::hostTarget()
+                             : jit::targetWithFeatures(options.target_features);
+  checkOptions(options, host);
+  verifyOrThrow(program);
+  if (program.inputs.size() + program.outputs.size() > kMaxBuffers)
+    throw Error(Error::Kind::Compile, "a program may have at most " +
+                                          std::to_string(kMaxBuffers) + " inputs and outputs");
+  Lowered l;
+  Program optimized = passes::runPipeline(program, options, &l.passes);
+  int lanes = options.lanes ? options.lanes : host.maxLanes();
+  l.plan = lower::planKernel(optimized, options, lanes);
+  l.target = {host.cpu, host.features, codegen::MathTarget{host.fma}};
+  return l;
+}
+
+std::unique_ptr<llvm::Module> emitModule(const Lowered &l, llvm::LLVMContext &ctx,
+                                         const std::string &entry, int optLevel,
+                                         codegen::CodegenCounts *counts) {
+  auto module = std::make_unique<llvm::Module>(entry, ctx);
+  module->addModuleFlag(llvm::Module::Warning, "lanejit.opt_level", optLevel);
+  codegen::emitKernel(l.plan, *module, l.target, entry, counts);
+  return module;
+}
+
+std::string entryName(const Program &program) {
+  static std::atomic<uint64_t> counter{0};
+  std::string name = "lanejit_";
+  for (char c : program.name)
+    name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return name + "_" + std::to_string(counter++);
+}
+
+std::shared_ptr<const CompiledCode> build(const Program &program, const CompileOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  Lowered l = lowerProgram(program, options);
+  auto code = std::make_shared<CompiledCode>();
+  code->lowered = l.plan.program;
+  auto ctx = std::make_unique<llvm::LLVMContext>();
+  std::string entry = entryName(program);
+  codegen::CodegenCounts counts;
+  auto module = emitModule(l, *ctx, entry, options.opt_level, &counts);
+  code->entry = reinterpret_cast<NativeEntry>(
+      jit::addModuleAndLookup(std::move(module), std::move(ctx), entry));
+  CompileStats &s = code->stats;
+  s.lanes = l.plan.lanes;
+  s.accumulators = l.plan.accumulators;
+  s.traversals = static_cast<int>(l.plan.traversals.size());
+  for (const lower::Traversal &t : l.plan.traversals)
+    s.reductions += static_cast<int>(t.reductions.size());
+  s.dense_bodies = counts.dense_bodies;
+  s.masked_bodies = counts.masked_bodies;
+  s.cpu = l.target.cpu;
+  s.features = l.target.features;
+  s.compile_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return code;
+}
+
+} // namespace
+
+Kernel compile(const Program &program, const CompileOptions &options) {
+  // The cache key holds the full program text, so a hash collision can
+  // never return another program's code.
+  std::string key = print(program) + "\n" + options.key();
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<const CompiledCode>> cache;
+  auto impl = std::make_shared<Kernel::Impl>();
+  impl->program = program;
+  impl->options = options;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = cache.find(key);
+    if (it != cache.end()) {
+      impl->code = it->second;
+      impl->stats = impl->code->stats;
+      impl->stats.cache_hit = true;
+      impl->stats.compile_ms = 0;
+      return Kernel(impl);
+    }
+  }
+  // Build outside the cache lock; the JIT serialises what must be.
+  std::shared_ptr<const CompiledCode> code = build(program, options);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    code = cache.emplace(key, code).first->second;
+  }
+  impl->code = code;
+  impl->stats = code->stats;
+  return Kernel(impl);
+}
+
+std::string Kernel::dump(const std::string &stage) const {
+  if (stage == "ir")
+    return print(impl_->code->lowered);
+  if (stage != "llvm" && stage != "llvm-unoptimized" && stage != "asm")
+    throw Error(Error::Kind::Compile,
+                "unknown dump stage '" + stage + "' (ir, llvm-unoptimized, llvm, asm)");
+  // Re-lower into a private context: the JIT's module is gone after linking.
+  Lowered l = lowerProgram(impl_->program, impl_->options);
+  llvm::LLVMContext ctx;
+  auto module = emitModule(l, ctx, "lanejit_" + impl_->program.name, impl_->options.opt_level,
+                           nullptr);
+  if (stage != "llvm-unoptimized")
+    jit::optimizeForDump(*module, l.target.cpu, l.target.features, impl_->options.opt_level);
+  if (stage == "asm")
+    return jit::emitAssembly(*module, l.target.cpu, l.target.features);
+  std::string text;
+  llvm::raw_string_ostream out(text);
+  module->print(out, nullptr);
+  return text;
+}
+
+} // namespace lanejit

@@ -1,0 +1,96 @@
+// Kernel::run: check the call, protect against aliasing, hand out rows.
+#include "runtime/kernel_impl.h"
+
+#include <lanejit/bind.h>
+#include <lanejit/error.h>
+
+#include <array>
+#include <cstring>
+#include <vector>
+
+namespace lanejit {
+namespace {
+
+struct ByteRange {
+  uintptr_t begin = 0, end = 0; // [begin, end)
+  bool overlaps(const ByteRange &o) const {
+    return begin < end && o.begin < o.end && begin < o.end && o.begin < end;
+  }
+};
+
+// The bytes a buffer's elements can touch (row padding included between rows).
+ByteRange rangeOf(const BufferRef &b) {
+  if (!b.data || b.rows <= 0 || b.cols <= 0)
+    return {};
+  auto start = reinterpret_cast<uintptr_t>(b.data);
+  int64_t elements = (b.rows - 1) * b.stride() + b.cols;
+  return {start, start + static_cast<uintptr_t>(elements) * sizeof(float)};
+}
+
+std::string bufferLabel(const Program &p, bool output, size_t i) {
+  return std::string(output ? "output '" : "input '") +
+         (output ? p.outputs[i].name : p.inputs[i].name) + "'";
+}
+
+// Inputs that overlap an output are copied here first (reading them while
+// the kernel writes would see half-updated data). thread_local and grown
+// only when needed, so steady-state calls allocate nothing.
+thread_local std::vector<std::vector<float>> stagingArena;
+
+} // namespace
+
+void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> outputs) const {
+  const Program &program = impl_->program;
+  Shape shape = bindShape(program, inputs, outputs);
+
+  std::array<ByteRange, kMaxBuffers> outRanges{};
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    outRanges[i] = rangeOf(outputs[i]);
+    for (size_t j = 0; j < i; ++j)
+      if (outRanges[i].overlaps(outRanges[j]))
+        throw Error(Error::Kind::Bind, bufferLabel(program, true, j) + " and " +
+                                           bufferLabel(program, true, i) +
+                                           " overlap; outputs must not share memory");
+  }
+
+  std::array<void *, kMaxBuffers> buffers{};
+  std::array<int64_t, kMaxBuffers> strides{};
+  size_t n = 0;
+  for (size_t i = 0; i < inputs.size(); ++i, ++n) {
+    buffers[n] = inputs[i].data;
+    strides[n] = inputs[i].stride();
+    ByteRange in = rangeOf(inputs[i]);
+    bool aliased = false;
+    for (size_t j = 0; j < outputs.size(); ++j)
+      aliased = aliased || in.overlaps(outRanges[j]);
+    if (!aliased)
+      continue;
+    // Safe path: the kernel reads a private copy. (Issue: fusion-aware
+    // guards that prove exact in-place use safe will skip this copy.)
+    if (stagingArena.size() <= i)
+      stagingArena.resize(i + 1);
+    std::vector<float> &copy = stagingArena[i];
+    size_t bytes = in.end - in.begin;
+    if (copy.size() * sizeof(float) < bytes)
+      copy.resize(bytes / sizeof(float));
+    std::memcpy(copy.data(), inputs[i].data, bytes);
+    buffers[n] = copy.data();
+  }
+  for (size_t i = 0; i < outputs.size(); ++i, ++n) {
+    buffers[n] = outputs[i].data;
+    strides[n] = outputs[i].stride();
+  }
+
+  LaunchArgs args{buffers.data(), strides.data(), shape.rows, shape.cols};
+  NativeEntry entry = impl_->code->entry;
+  int64_t block = impl_->options.block_rows;
+  for (int64_t r = 0; r < shape.rows; r += block)
+    entry(&args, r, std::min(shape.rows, r + block));
+}
+
+NativeEntry Kernel::nativeEntry() const { return impl_->code->entry; }
+const Program &Kernel::program() const { return impl_->program; }
+const CompileOptions &Kernel::options() const { return impl_->options; }
+const CompileStats &Kernel::stats() const { return impl_->stats; }
+
+} // namespace lanejit

@@ -1,0 +1,30 @@
+// Kernel internals shared by compile.cpp (which makes them) and kernel.cpp
+// (which runs them).
+#pragma once
+
+#include <lanejit/kernel.h>
+
+#include <memory>
+
+namespace lanejit {
+
+// What the JIT produced for one (program, code-relevant options, target);
+// shared by every Kernel that hits the same cache entry.
+struct CompiledCode {
+  NativeEntry entry = nullptr;
+  Program lowered; // after the pass pipeline
+  CompileStats stats;
+};
+
+struct Kernel::Impl {
+  Program program;
+  CompileOptions options;
+  std::shared_ptr<const CompiledCode> code;
+  CompileStats stats; // code->stats plus this compile's cache_hit and time
+};
+
+// Largest number of buffers (inputs + outputs) a program may have; lets a
+// call keep its argument block on the stack.
+constexpr size_t kMaxBuffers = 64;
+
+} // namespace lanejit

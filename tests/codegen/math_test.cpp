@@ -1,0 +1,376 @@
+// Inline vector math (src/codegen/math.cpp) against double-precision libm.
+//
+// A tiny LLJIT harness compiles `void f(const float *in, float *out, i64 n)`
+// that applies one emitter to packets of W lanes (W = 1 is the scalar form).
+// Each function is swept over every k-th f32 bit pattern plus special
+// values, with and without FMA, and must stay within its documented ULP
+// bound, give exact special results, and give the same bits for every W.
+#include "codegen/math.h"
+
+#include <gtest/gtest.h>
+
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/Host.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <bit>
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <vector>
+
+namespace lanejit::codegen {
+namespace {
+
+using Emitter = llvm::Value *(*)(llvm::IRBuilder<> &, llvm::Value *, const MathTarget &);
+using Kernel = void (*)(const float *, float *, int64_t);
+
+// Host CPU features as LLVM spells them ("+avx2", ...).
+std::vector<std::string> hostFeatures() {
+  llvm::StringMap<bool> raw;
+  std::vector<std::string> out;
+  if (llvm::sys::getHostCPUFeatures(raw))
+    for (auto &f : raw)
+      out.push_back((f.second ? "+" : "-") + f.first().str());
+  return out;
+}
+
+bool hostHas(const char *feature) {
+  llvm::StringMap<bool> raw;
+  return llvm::sys::getHostCPUFeatures(raw) && raw.lookup(feature);
+}
+
+llvm::orc::JITTargetMachineBuilder hostMachine() {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::orc::JITTargetMachineBuilder jtmb(llvm::Triple(llvm::sys::getProcessTriple()));
+  jtmb.setCPU(llvm::sys::getHostCPUName().str());
+  jtmb.addFeatures(hostFeatures());
+  jtmb.setCodeGenOptLevel(llvm::CodeGenOpt::Default);
+  return jtmb;
+}
+
+// Emits f(in, out, n): out[i..i+W) = emit(in[i..i+W)) for i = 0, W, ... < n.
+std::unique_ptr<llvm::Module> buildModule(llvm::LLVMContext &ctx, Emitter emit, int lanes,
+                                          const MathTarget &t) {
+  auto m = std::make_unique<llvm::Module>("math", ctx);
+  llvm::Type *f32 = llvm::Type::getFloatTy(ctx);
+  llvm::Type *i64 = llvm::Type::getInt64Ty(ctx);
+  llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
+  llvm::Type *packet = lanes == 1 ? f32 : llvm::FixedVectorType::get(f32, lanes);
+  auto *fn = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx),
+                                                            {ptr, ptr, i64}, false),
+                                    llvm::Function::ExternalLinkage, "f", *m);
+  llvm::Value *in = fn->getArg(0), *out = fn->getArg(1), *n = fn->getArg(2);
+  auto *entry = llvm::BasicBlock::Create(ctx, "entry", fn);
+  auto *loop = llvm::BasicBlock::Create(ctx, "loop", fn);
+  auto *exit = llvm::BasicBlock::Create(ctx, "exit", fn);
+  llvm::IRBuilder<> b(entry);
+  b.CreateCondBr(b.CreateICmpSGT(n, b.getInt64(0)), loop, exit);
+  b.SetInsertPoint(loop);
+  llvm::PHINode *i = b.CreatePHI(i64, 2);
+  i->addIncoming(b.getInt64(0), entry);
+  llvm::Value *x = b.CreateAlignedLoad(packet, b.CreateGEP(f32, in, i), llvm::Align(4));
+  b.CreateAlignedStore(emit(b, x, t), b.CreateGEP(f32, out, i), llvm::Align(4));
+  llvm::Value *next = b.CreateAdd(i, b.getInt64(lanes));
+  i->addIncoming(next, loop);
+  b.CreateCondBr(b.CreateICmpSLT(next, n), loop, exit);
+  b.SetInsertPoint(exit);
+  b.CreateRetVoid();
+  return m;
+}
+
+// Owns one LLJIT; each compile() adds a fresh dylib.
+class Jit {
+public:
+  Jit() {
+    auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(hostMachine()).create();
+    if (!jit) {
+      ADD_FAILURE() << llvm::toString(jit.takeError());
+      return;
+    }
+    jit_ = std::move(*jit);
+  }
+
+  Kernel compile(Emitter emit, int lanes, const MathTarget &t) {
+    auto ctx = std::make_unique<llvm::LLVMContext>();
+    auto m = buildModule(*ctx, emit, lanes, t);
+    EXPECT_FALSE(llvm::verifyModule(*m, &llvm::errs()));
+    auto &lib = jit_->getExecutionSession().createBareJITDylib("m" + std::to_string(count_++));
+    if (auto err = jit_->addIRModule(lib, {std::move(m), std::move(ctx)})) {
+      ADD_FAILURE() << llvm::toString(std::move(err));
+      return nullptr;
+    }
+    auto sym = jit_->lookup(lib, "f");
+    if (!sym) {
+      ADD_FAILURE() << llvm::toString(sym.takeError());
+      return nullptr;
+    }
+    return sym->toPtr<Kernel>();
+  }
+
+private:
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+  int count_ = 0;
+};
+
+Jit &jit() {
+  static Jit instance;
+  return instance;
+}
+
+std::vector<int> widths() {
+  std::vector<int> w = {1, 4, 8};
+  if (hostHas("avx512f"))
+    w.push_back(16);
+  return w;
+}
+
+std::vector<MathTarget> targets() {
+  std::vector<MathTarget> t = {MathTarget{false}};
+  if (hostHas("fma"))
+    t.push_back(MathTarget{true});
+  return t;
+}
+
+// Error of `got` in units of the last place of the exact value `ref` (the
+// spacing of f32 in ref's binade, 2^-149 in and below the denormal range).
+// A result that must overflow, or a NaN, must match exactly (else infinity).
+double ulpError(float got, double ref) {
+  if (std::isnan(ref))
+    return std::isnan(got) ? 0 : INFINITY;
+  if (std::isinf(static_cast<float>(ref)))
+    return got == static_cast<float>(ref) ? 0 : INFINITY;
+  if (!std::isfinite(got))
+    return INFINITY;
+  int e = 0;
+  std::frexp(ref, &e); // |ref| in [2^(e-1), 2^e)
+  double ulp = std::ldexp(1.0, std::max(e - 1, -126) - 23);
+  return std::fabs(static_cast<double>(got) - ref) / ulp;
+}
+
+float bitsToFloat(uint32_t u) { return std::bit_cast<float>(u); }
+
+std::vector<float> specialValues() {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> v = {0.0f,     -0.0f,   inf,     -inf,      NAN,      -NAN,
+                          FLT_MIN,  -FLT_MIN, FLT_MAX, -FLT_MAX, 0x1p-149f, -0x1p-149f,
+                          1.0f,     -1.0f,   0.5f,    2.0f,      0x1p-126f * 0.75f,
+                          // exp: overflow threshold, denormal range, underflow to 0.
+                          88.72283172607421875f, 88.72283935546875f, 88.0f, 89.0f, -87.33654f,
+                          -88.0f, -100.0f, -103.27893f, -103.972084f, -104.0f, -150.0f,
+                          // tanh/sigmoid: polynomial boundary and saturation.
+                          0.6f, 9.0f, 9.0109138f, 20.0f, 1e-3f, 1e-20f};
+  const size_t base = v.size();
+  for (size_t i = 0; i < base; ++i)
+    if (std::isfinite(v[i]))
+      for (float d : {inf, -inf}) {
+        v.push_back(std::nextafter(v[i], d));
+        v.push_back(-std::nextafter(v[i], d));
+      }
+  return v;
+}
+
+// Every `stride`-th bit pattern (stride odd, so every residue appears) plus
+// the special values, padded to a multiple of 16 lanes.
+std::vector<float> sweepInputs(uint32_t stride) {
+  std::vector<float> v = specialValues();
+  for (uint64_t u = 0; u < (uint64_t{1} << 32); u += stride)
+    v.push_back(bitsToFloat(static_cast<uint32_t>(u)));
+  while (v.size() % 16)
+    v.push_back(1.0f);
+  return v;
+}
+
+const std::vector<float> &inputs() {
+  static const std::vector<float> v = sweepInputs(251); // ~17.1M values
+  return v;
+}
+
+bool sameBits(float a, float b) {
+  return (std::isnan(a) && std::isnan(b)) || std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b);
+}
+
+// Runs `emit` at every width and FMA setting over the sweep: max ULP error
+// against `ref` <= bound, and the same bits as the scalar form.
+void checkAccuracy(Emitter emit, double (*ref)(double), double bound) {
+  const std::vector<float> &in = inputs();
+  std::vector<double> want(in.size());
+  for (size_t i = 0; i < in.size(); ++i)
+    want[i] = ref(in[i]);
+  for (const MathTarget &t : targets()) {
+    std::vector<float> scalar(in.size()), out(in.size());
+    Kernel f = jit().compile(emit, 1, t);
+    ASSERT_NE(f, nullptr);
+    f(in.data(), scalar.data(), static_cast<int64_t>(in.size()));
+    double worst = 0;
+    float worstAt = 0;
+    for (size_t i = 0; i < in.size(); ++i) {
+      double e = ulpError(scalar[i], want[i]);
+      if (!(e <= worst))
+        worst = e, worstAt = in[i];
+    }
+    EXPECT_LE(worst, bound) << "fma=" << t.has_fma << " at x=" << worstAt << " ("
+                            << std::hexfloat << worstAt << ")";
+    for (int w : widths()) {
+      if (w == 1)
+        continue;
+      Kernel g = jit().compile(emit, w, t);
+      ASSERT_NE(g, nullptr);
+      std::fill(out.begin(), out.end(), 0.0f);
+      g(in.data(), out.data(), static_cast<int64_t>(in.size()));
+      size_t bad = 0;
+      while (bad < in.size() && sameBits(out[bad], scalar[bad]))
+        ++bad;
+      EXPECT_EQ(bad, in.size()) << "W=" << w << " fma=" << t.has_fma << " differs at x=" << std::hexfloat
+                                << in[bad] << ": " << out[bad] << " vs scalar " << scalar[bad];
+    }
+  }
+}
+
+// Runs `emit` (scalar and widest packet) on `x` and checks exact bits.
+void expectExact(Emitter emit, std::initializer_list<std::pair<float, float>> cases) {
+  std::vector<float> in;
+  for (auto &[x, y] : cases)
+    in.push_back(x);
+  while (in.size() % 16)
+    in.push_back(0.0f);
+  for (const MathTarget &t : targets())
+    for (int w : widths()) {
+      std::vector<float> out(in.size());
+      Kernel f = jit().compile(emit, w, t);
+      ASSERT_NE(f, nullptr);
+      f(in.data(), out.data(), static_cast<int64_t>(in.size()));
+      size_t i = 0;
+      for (auto &[x, y] : cases) {
+        EXPECT_TRUE(sameBits(out[i], y)) << "W=" << w << " fma=" << t.has_fma << " f("
+                                         << std::hexfloat << x << ") = " << out[i] << ", want " << y;
+        ++i;
+      }
+    }
+}
+
+double sigmoidRef(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+double rsqrtRef(double x) { return 1.0 / std::sqrt(x); }
+double expRef(double x) { return std::exp(x); }
+double logRef(double x) { return std::log(x); }
+double tanhRef(double x) { return std::tanh(x); }
+double sqrtRef(double x) { return std::sqrt(x); }
+
+const float kInf = std::numeric_limits<float>::infinity();
+
+TEST(MathExp, WithinOneUlpAndSameBitsAtEveryWidth) { checkAccuracy(emitExp, expRef, 1.0); }
+
+TEST(MathExp, SpecialValuesExact) {
+  // Before: IEEE specials and the overflow/underflow edges.
+  // Expected: what correctly rounded expf gives.
+  expectExact(emitExp, {{NAN, NAN},
+                        {kInf, kInf},
+                        {-kInf, 0.0f},
+                        {0.0f, 1.0f},
+                        {-0.0f, 1.0f},
+                        {88.72283172607421875f, 0x1.ffff08p+127f},
+                        {88.72283935546875f, kInf},
+                        {FLT_MAX, kInf},
+                        {-103.972084f, 0.0f},
+                        {-103.9720764f, 0x1p-149f},
+                        {-FLT_MAX, 0.0f}});
+}
+
+TEST(MathLog, WithinOneUlpAndSameBitsAtEveryWidth) { checkAccuracy(emitLog, logRef, 1.0); }
+
+TEST(MathLog, SpecialValuesExact) {
+  expectExact(emitLog, {{1.0f, 0.0f},
+                        {0.0f, -kInf},
+                        {-0.0f, -kInf},
+                        {-1.0f, NAN},
+                        {-0x1p-149f, NAN},
+                        {-kInf, NAN},
+                        {kInf, kInf},
+                        {NAN, NAN},
+                        {0x1p-149f, -0x1.9d1da0p+6f},
+                        {2.0f, 0x1.62e430p-1f}});
+}
+
+TEST(MathTanh, WithinTwoUlpAndSameBitsAtEveryWidth) { checkAccuracy(emitTanh, tanhRef, 2.0); }
+
+TEST(MathTanh, SpecialValuesExact) {
+  expectExact(emitTanh, {{0.0f, 0.0f},
+                         {-0.0f, -0.0f},
+                         {kInf, 1.0f},
+                         {-kInf, -1.0f},
+                         {NAN, NAN},
+                         {20.0f, 1.0f},
+                         {-20.0f, -1.0f},
+                         {0x1p-149f, 0x1p-149f},
+                         {-1e-20f, -1e-20f}});
+}
+
+TEST(MathSigmoid, WithinTwoUlpAndSameBitsAtEveryWidth) {
+  checkAccuracy(emitSigmoid, sigmoidRef, 2.0);
+}
+
+TEST(MathSigmoid, SpecialValuesExact) {
+  expectExact(emitSigmoid, {{kInf, 1.0f},
+                            {-kInf, 0.0f},
+                            {NAN, NAN},
+                            {0.0f, 0.5f},
+                            {-0.0f, 0.5f},
+                            {20.0f, 1.0f},
+                            {-104.0f, 0.0f},
+                            {-103.0f, 0x1p-149f}});
+}
+
+TEST(MathSqrt, CorrectlyRounded) {
+  checkAccuracy(emitSqrt, sqrtRef, 0.5);
+  checkAccuracy(emitRsqrt, rsqrtRef, 1.5);
+  expectExact(emitRsqrt, {{0.0f, kInf}, {-0.0f, -kInf}, {kInf, 0.0f}, {-1.0f, NAN}, {4.0f, 0.5f}});
+}
+
+// The emitted IR calls only intrinsics that lower to plain instructions, and
+// the machine code calls nothing at all (no libm, no compiler-rt helpers).
+TEST(MathCode, NoCallsInIrOrMachineCode) {
+  const std::pair<const char *, Emitter> emitters[] = {
+      {"exp", emitExp},   {"log", emitLog},   {"tanh", emitTanh},
+      {"sigmoid", emitSigmoid}, {"sqrt", emitSqrt}, {"rsqrt", emitRsqrt}};
+  auto tm = hostMachine().createTargetMachine();
+  ASSERT_TRUE(static_cast<bool>(tm)) << llvm::toString(tm.takeError());
+  for (const MathTarget &t : targets())
+    for (int w : widths())
+      for (auto &[name, emit] : emitters) {
+        llvm::LLVMContext ctx;
+        auto m = buildModule(ctx, emit, w, t);
+        for (llvm::Instruction &inst : llvm::instructions(*m->getFunction("f"))) {
+          auto *call = llvm::dyn_cast<llvm::CallInst>(&inst);
+          if (!call)
+            continue;
+          auto *intr = llvm::dyn_cast<llvm::IntrinsicInst>(call);
+          llvm::Intrinsic::ID id = intr ? intr->getIntrinsicID() : llvm::Intrinsic::not_intrinsic;
+          bool inlineIntrinsic = id == llvm::Intrinsic::fabs || id == llvm::Intrinsic::copysign ||
+                                 id == llvm::Intrinsic::sqrt ||
+                                 (id == llvm::Intrinsic::fma && t.has_fma);
+          EXPECT_TRUE(inlineIntrinsic) << name << " W=" << w << " calls "
+                                       << call->getCalledFunction()->getName().str();
+        }
+        m->setDataLayout((*tm)->createDataLayout());
+        llvm::SmallString<0> asmText;
+        llvm::raw_svector_ostream os(asmText);
+        llvm::legacy::PassManager pm;
+        ASSERT_FALSE((*tm)->addPassesToEmitFile(pm, os, nullptr, llvm::CGFT_AssemblyFile));
+        pm.run(*m);
+        EXPECT_FALSE(asmText.str().contains("call") || asmText.str().contains("@PLT"))
+            << name << " W=" << w << " fma=" << t.has_fma << ":\n"
+            << asmText.str().str();
+      }
+}
+
+} // namespace
+} // namespace lanejit::codegen

@@ -1,0 +1,62 @@
+// GoogleTest helpers: running a kernel on a checked case and sweeping shapes.
+#include "support/testing.h"
+
+#include <sstream>
+
+namespace lanejit::test {
+
+::testing::AssertionResult matchesReference(const check::Case &c) {
+  check::Comparison result = check::compareWithReference(c);
+  if (result.ok())
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << c.program.name << " at " << c.shape.rows << "x" << c.shape.cols << ": "
+         << result.failures << " of " << result.checked << " elements out of tolerance; first "
+         << result.first_failure << " (max abs error " << result.max_abs_error << ")";
+}
+
+::testing::AssertionResult runMatchesReference(const Kernel &kernel, check::Case &c) {
+  std::vector<uint64_t> before;
+  for (const check::GuardedBuffer &b : c.inputs)
+    before.push_back(b.hash());
+  kernel.run(c.inputRefs(), c.outputRefs());
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    if (c.inputs[i].hash() != before[i])
+      return ::testing::AssertionFailure() << "input '" << c.program.inputs[i].name << "' changed";
+    if (!c.inputs[i].guardsIntact())
+      return ::testing::AssertionFailure()
+             << "guard zone of input '" << c.program.inputs[i].name << "' damaged";
+  }
+  for (size_t i = 0; i < c.outputs.size(); ++i)
+    if (!c.outputs[i].guardsIntact())
+      return ::testing::AssertionFailure()
+             << "guard zone of output '" << c.program.outputs[i].name << "' damaged";
+  return matchesReference(c);
+}
+
+::testing::AssertionResult compileAndCheck(const Program &program, Shape shape,
+                                           const CompileOptions &options, check::Fill fill,
+                                           uint64_t seed, int64_t row_stride_pad) {
+  check::Case c = check::makeCase(program, shape, fill, seed, row_stride_pad);
+  return runMatchesReference(compile(program, options), c);
+}
+
+std::vector<int64_t> sweepColumns(int max_lanes, int64_t multiple) {
+  std::vector<int64_t> cols;
+  for (int64_t k = 1; k <= 2 * max_lanes + 1; ++k)
+    cols.push_back(k * multiple);
+  for (int64_t k : {4 * max_lanes + 1, 8 * max_lanes + 3})
+    cols.push_back(k * multiple);
+  return cols;
+}
+
+std::vector<Shape> sweepShapes(int max_lanes, int64_t multiple) {
+  static constexpr int64_t kRows[] = {1, 2, 3, 5, 17};
+  std::vector<Shape> shapes;
+  size_t i = 0;
+  for (int64_t cols : sweepColumns(max_lanes, multiple))
+    shapes.push_back({kRows[i++ % std::size(kRows)], cols});
+  return shapes;
+}
+
+} // namespace lanejit::test

@@ -1,0 +1,42 @@
+// tests/support/testing.h — GoogleTest helpers on top of lanejit/check.h.
+//
+//   check::Case c = check::makeCase(library::swiglu(), {17, 65});
+//   EXPECT_TRUE(test::runMatchesReference(kernel, c));
+//
+// Each helper returns an AssertionResult whose message says what failed
+// (first bad element, damaged guard, changed input), so EXPECT_TRUE points
+// at the caller's line.
+#pragma once
+
+#include <lanejit/check.h>
+#include <lanejit/kernel.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace lanejit::test {
+
+// Every output of `c` is within tolerance of the FP64 oracle.
+::testing::AssertionResult matchesReference(const check::Case &c);
+
+// Runs `kernel` on the case's buffers, then checks: outputs match the oracle,
+// inputs unchanged, guard zones intact.
+::testing::AssertionResult runMatchesReference(const Kernel &kernel, check::Case &c);
+
+// The same for a fresh case: makeCase, compile with `options`, run, check.
+::testing::AssertionResult
+compileAndCheck(const Program &program, Shape shape,
+                const CompileOptions &options = CompileOptions::fromEnvironment(),
+                check::Fill fill = check::Fill::Random, uint64_t seed = 1,
+                int64_t row_stride_pad = 0);
+
+// Column counts whose tails cover 0 .. 2W+1 lanes for every W <= max_lanes,
+// plus a few multi-packet sizes. Every count is a multiple of `multiple`
+// (2 for RoPE: then C/2 sweeps the tails).
+std::vector<int64_t> sweepColumns(int max_lanes = 16, int64_t multiple = 1);
+// sweepColumns paired with a cycle of row counts (1, 2, 3, 5, 17).
+std::vector<Shape> sweepShapes(int max_lanes = 16, int64_t multiple = 1);
+
+} // namespace lanejit::test

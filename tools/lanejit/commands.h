@@ -1,0 +1,30 @@
+// The `lanejit` command line: one function per subcommand. Each throws
+// lanejit::Error (or std::exception) on failure; main() turns that into a
+// one-line "lanejit: error: ..." and exit code 1.
+#pragma once
+
+#include <lanejit/ir.h>
+#include <lanejit/options.h>
+
+#include <string>
+#include <vector>
+
+namespace lanejit::cli {
+
+// A path to a text program, or "lib:NAME" for a library operator.
+Program loadProgram(const std::string &spec);
+
+struct RunArgs {
+  std::string program;
+  std::vector<std::string> inputs;  // NAME=FILE.npy
+  std::vector<std::string> outputs; // NAME=FILE.npy
+  CompileOptions options;
+};
+// Binds the .npy inputs, runs the compiled program, writes the outputs.
+void runCommand(const RunArgs &args);
+
+// Prints the program ("text") or a compiled stage ("ir", "llvm", "asm").
+void dumpCommand(const std::string &program, const std::string &stage,
+                 const CompileOptions &options);
+
+} // namespace lanejit::cli

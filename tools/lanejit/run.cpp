@@ -1,0 +1,131 @@
+// `lanejit run`: .npy files in, .npy files out. Shapes come from the files;
+// every mismatch between the files and the program's declarations is an
+// error that names the buffer and the file.
+#include "commands.h"
+
+#include "check/npy.h"
+
+#include <lanejit/bind.h>
+#include <lanejit/error.h>
+#include <lanejit/kernel.h>
+
+#include <fmt/format.h>
+
+#include <limits>
+#include <map>
+
+namespace lanejit::cli {
+namespace {
+
+[[noreturn]] void usageError(const std::string &message) {
+  throw Error(Error::Kind::Bind, message);
+}
+
+// NAME=FILE pairs, each name at most once.
+std::map<std::string, std::string> parseBindings(const std::vector<std::string> &specs,
+                                                 const std::string &flag) {
+  std::map<std::string, std::string> result;
+  for (const std::string &spec : specs) {
+    size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+      usageError(fmt::format("{} expects NAME=FILE.npy, got '{}'", flag, spec));
+    std::string name = spec.substr(0, eq);
+    if (!result.emplace(name, spec.substr(eq + 1)).second)
+      usageError(fmt::format("{} given twice for '{}'", flag, name));
+  }
+  return result;
+}
+
+std::string declaredNames(const Program &program, bool inputs) {
+  std::string names;
+  auto add = [&](const std::string &name) { names += (names.empty() ? "" : ", ") + name; };
+  if (inputs)
+    for (const Param &p : program.inputs)
+      add(p.name);
+  else
+    for (const Output &o : program.outputs)
+      add(o.name);
+  return names.empty() ? "none" : names;
+}
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  if (shape.size() == 1)
+    return fmt::format("({},)", shape[0]);
+  return fmt::format("({})", fmt::join(shape, ", "));
+}
+
+// The BufferRef for one input, checking the array's rank against its kind.
+BufferRef bindInput(const Param &param, const npy::Array &array, const std::string &file) {
+  auto mismatch = [&](const char *needs) {
+    usageError(fmt::format("input '{}' is a {} and needs {}; {} has shape {}", param.name,
+                           name(param.kind), needs, file, shapeText(array.shape)));
+  };
+  switch (param.kind) {
+  case ParamKind::RowTensor:
+    if (array.shape.size() != 2)
+      mismatch("a 2-D array");
+    return BufferRef::matrix(array.data.data(), array.shape[0], array.shape[1]);
+  case ParamKind::ColVector:
+    if (array.shape.size() != 1)
+      mismatch("a 1-D array");
+    return BufferRef::vector(array.data.data(), array.shape[0]);
+  case ParamKind::Scalar:
+    if (array.size() != 1)
+      mismatch("one element");
+    return BufferRef::scalar(array.data.data());
+  }
+  usageError("unknown parameter kind");
+}
+
+} // namespace
+
+void runCommand(const RunArgs &args) {
+  Program program = loadProgram(args.program);
+  std::map<std::string, std::string> in_files = parseBindings(args.inputs, "--in");
+  std::map<std::string, std::string> out_files = parseBindings(args.outputs, "--out");
+  for (const auto &[name, file] : in_files)
+    if (program.inputIndex(name) < 0)
+      usageError(fmt::format("--in {}: program '{}' has no input '{}' (inputs: {})", name,
+                             program.name, name, declaredNames(program, true)));
+  for (const auto &[name, file] : out_files)
+    if (program.outputIndex(name) < 0)
+      usageError(fmt::format("--out {}: program '{}' has no output '{}' (outputs: {})", name,
+                             program.name, name, declaredNames(program, false)));
+
+  // Arrays are kept alive here; the BufferRefs point into them.
+  std::vector<npy::Array> arrays;
+  arrays.reserve(program.inputs.size());
+  std::vector<BufferRef> inputs;
+  for (const Param &param : program.inputs) {
+    auto it = in_files.find(param.name);
+    if (it == in_files.end())
+      usageError(fmt::format("missing --in {}=FILE.npy for input '{}'", param.name, param.name));
+    arrays.push_back(npy::read(it->second));
+    inputs.push_back(bindInput(param, arrays.back(), it->second));
+  }
+  for (const Output &output : program.outputs)
+    if (!out_files.count(output.name))
+      usageError(
+          fmt::format("missing --out {}=FILE.npy for output '{}'", output.name, output.name));
+
+  Shape shape = bindShape(program, inputs, {});
+  std::vector<npy::Array> results;
+  std::vector<BufferRef> outputs;
+  results.reserve(program.outputs.size());
+  for (const Output &output : program.outputs) {
+    int64_t cols = evaluateDim(output.cols, shape.cols, output.name);
+    npy::Array array;
+    array.shape = {shape.rows, cols};
+    array.data.assign(static_cast<size_t>(shape.rows * cols),
+                      std::numeric_limits<float>::quiet_NaN());
+    results.push_back(std::move(array));
+    outputs.push_back(BufferRef::matrix(results.back().data.data(), shape.rows, cols));
+  }
+
+  Kernel kernel = compile(program, args.options);
+  kernel.run(inputs, outputs);
+  for (size_t i = 0; i < results.size(); ++i)
+    npy::write(out_files.at(program.outputs[i].name), results[i]);
+}
+
+} // namespace lanejit::cli

@@ -47,6 +47,7 @@ public:
       acc = mulAdd(acc, x, c(*it));
     return acc;
   }
+  bool fused() const { return t_.has_fma; }
   Value *fabs(Value *x) const { return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x); }
   Value *copysign(Value *mag, Value *sign) const {
     return b_.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, mag, sign);
@@ -91,7 +92,8 @@ Value *exp(const Ops &o, Value *x) {
   // e^r on |r| <= ln2/2: 1 + r + r^2 * Q(r), Q of degree 4 (rel. error 2^-28.3).
   Value *h = o.horner(r, {0x1.6a23a8p-10f, 0x1.123a36p-7f, 0x1.5558f4p-5f, 0x1.55549p-3f,
                           0x1.fffffcp-2f});
-  Value *p = o.add(o.mulAdd(o.mul(r, r), h, r), o.c(1.0f));
+  Value *p = o.fused() ? o.mulAdd(o.mulAdd(h, r, o.c(1.0f)), r, o.c(1.0f))
+                       : o.add(o.mulAdd(o.mul(r, r), h, r), o.c(1.0f));
 
   // 2^n as two normal factors 2^floor(m/2 - 127) * 2^ceil(m/2 - 127): the
   // first product is exact, the second rounds once, so results in the

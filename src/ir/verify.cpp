@@ -145,12 +145,14 @@ private:
       if (checkWrite(p_.writes[i], i))
         byOutput[p_.writes[i].output].push_back(i);
     for (size_t o = 0; o < p_.outputs.size(); ++o) {
-      checkDisjoint(p_.outputs[o], byOutput[o]);
-      checkCoverage(p_.outputs[o], byOutput[o]);
+      // Coverage of overlapping writes says nothing useful; report the overlap.
+      if (checkDisjoint(p_.outputs[o], byOutput[o]))
+        checkCoverage(p_.outputs[o], byOutput[o]);
     }
   }
 
-  void checkDisjoint(const Output &out, const std::vector<size_t> &writes) {
+  bool checkDisjoint(const Output &out, const std::vector<size_t> &writes) {
+    bool disjoint = true;
     for (size_t i = 0; i < writes.size(); ++i) {
       for (size_t j = i + 1; j < writes.size(); ++j) {
         const Write &a = p_.writes[writes[i]], &b = p_.writes[writes[j]];
@@ -162,8 +164,10 @@ private:
         report("output '" + out.name + "': writes #" + std::to_string(writes[i]) + " " +
                range(a.begin, endA) + " and #" + std::to_string(writes[j]) + " " +
                range(b.begin, endB) + " may overlap");
+        disjoint = false;
       }
     }
+    return disjoint;
   }
 
   // Follows the chain 0 = begin_0, end_0 = begin_1, ... up to cols using

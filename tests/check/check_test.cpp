@@ -2,6 +2,7 @@
 // comparison with the oracle. Everything else's tests trust these.
 #include <lanejit/check.h>
 #include <lanejit/dsl.h>
+#include <lanejit/error.h>
 #include <lanejit/library.h>
 
 #include <gtest/gtest.h>

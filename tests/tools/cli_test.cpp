@@ -173,10 +173,12 @@ TEST_F(Cli, UnknownAndDuplicateNamesAreErrors) {
 
 TEST_F(Cli, BadFilesAreErrors) {
   check::Case c = check::makeCase(library::layerNorm(), {2, 9});
-  std::string in = saveInputs(c), out = " --out y=" + path("y.npy");
+  saveInputs(c);
+  std::string out = " --out y=" + path("y.npy");
   // gamma given as a 2-D array.
   npy::write(path("g2.npy"), npy::Array{{1, 9}, std::vector<float>(9, 1.0f)});
-  expectError(run("run lib:layernorm" + in + " --in gamma=" + path("g2.npy") + out),
+  expectError(run("run lib:layernorm --in x=" + path("x.npy") + " --in beta=" + path("beta.npy") +
+                  " --in gamma=" + path("g2.npy") + out),
               "needs a 1-D array");
   // Not a .npy file at all.
   std::ofstream(path("junk.npy")) << "junk";

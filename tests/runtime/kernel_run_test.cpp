@@ -1,0 +1,150 @@
+// Kernel::run's contract: bad calls are rejected with clear errors; inputs
+// that overlap outputs (in place, or shifted by part of a row) still give
+// the oracle's answer computed on un-aliased copies.
+#include "support/testing.h"
+
+#include <lanejit/dsl.h>
+#include <lanejit/error.h>
+#include <lanejit/kernel.h>
+#include <lanejit/library.h>
+
+#include <vector>
+
+namespace lanejit {
+namespace {
+
+std::string runError(const Kernel &k, std::vector<BufferRef> in, std::vector<BufferRef> out) {
+  try {
+    k.run(in, out);
+  } catch (const Error &e) {
+    EXPECT_EQ(e.kind(), Error::Kind::Bind);
+    return e.what();
+  }
+  return "";
+}
+
+TEST(KernelRun, RejectsWrongShapes) {
+  Kernel k = compile(library::rope());
+  std::vector<float> x(17 * 66), cs(17 * 33), y(17 * 66);
+  auto m = [](float *p, int64_t r, int64_t c) { return BufferRef::matrix(p, r, c); };
+  EXPECT_NE(runError(k, {m(x.data(), 17, 66), m(cs.data(), 17, 34), m(cs.data(), 17, 33)},
+                     {m(y.data(), 17, 66)}),
+            "");
+  EXPECT_NE(runError(k, {m(x.data(), 17, 66), m(cs.data(), 16, 33), m(cs.data(), 17, 33)},
+                     {m(y.data(), 17, 66)}),
+            "");
+  // Odd C: C/2 is not an integer.
+  EXPECT_NE(runError(k, {m(x.data(), 17, 65), m(cs.data(), 17, 32), m(cs.data(), 17, 32)},
+                     {m(y.data(), 17, 65)}),
+            "");
+  // Wrong number of buffers.
+  EXPECT_NE(runError(k, {m(x.data(), 17, 66)}, {m(y.data(), 17, 66)}), "");
+  // Stride smaller than the row.
+  EXPECT_NE(runError(k, {BufferRef::matrix(x.data(), 17, 66, 60), m(cs.data(), 17, 33),
+                         m(cs.data(), 17, 33)},
+                     {m(y.data(), 17, 66)}),
+            "");
+}
+
+TEST(KernelRun, RejectsNullPointers) {
+  Kernel k = compile(library::swiglu());
+  std::vector<float> x(4 * 8), y(4 * 8);
+  std::string msg = runError(k, {BufferRef::matrix(x.data(), 4, 8), BufferRef::matrix(nullptr, 4, 8)},
+                             {BufferRef::matrix(y.data(), 4, 8)});
+  EXPECT_NE(msg.find("'u'"), std::string::npos) << msg;
+  msg = runError(k, {BufferRef::matrix(x.data(), 4, 8), BufferRef::matrix(x.data(), 4, 8)},
+                 {BufferRef::matrix(nullptr, 4, 8)});
+  EXPECT_NE(msg.find("'y'"), std::string::npos) << msg;
+}
+
+TEST(KernelRun, RejectsOverlappingOutputs) {
+  ProgramBuilder b("two_outputs");
+  Expr in = b.rows("x");
+  b.output("a", in * 2.0f);
+  b.output("b", in + 1.0f);
+  Kernel k = compile(b.build());
+  std::vector<float> x(4 * 8), out(4 * 8 + 3);
+  std::string msg = runError(k, {BufferRef::matrix(x.data(), 4, 8)},
+                             {BufferRef::matrix(out.data(), 4, 8),
+                              BufferRef::matrix(out.data() + 3, 4, 8)});
+  EXPECT_NE(msg.find("overlap"), std::string::npos) << msg;
+}
+
+// Runs `program` with output 0 placed at `offset` floats from input `input`
+// inside one shared allocation, and compares with the oracle on copies.
+void checkAliased(const Program &program, Shape shape, int input, int64_t offset) {
+  SCOPED_TRACE(testing::Message() << program.name << " input " << input << " offset " << offset);
+  check::Case c = check::makeCase(program, shape, check::Fill::Random, 3);
+  Kernel k = compile(program);
+  // Reference on the un-aliased case.
+  k.run(c.inputRefs(), c.outputRefs());
+  ASSERT_TRUE(test::matchesReference(c));
+  std::vector<float> want(c.outputs[0].data(), c.outputs[0].data() + c.outputs[0].elements());
+
+  const check::GuardedBuffer &in = c.inputs[input];
+  int64_t elements = std::max(in.elements(), c.outputs[0].elements());
+  int64_t lead = std::max<int64_t>(0, -offset);
+  std::vector<float> arena(static_cast<size_t>(elements + std::abs(offset) + 64));
+  float *inPtr = arena.data() + lead;
+  float *outPtr = inPtr + offset;
+  std::copy(in.data(), in.data() + in.elements(), inPtr);
+  std::vector<BufferRef> ins = c.inputRefs();
+  ins[input].data = inPtr;
+  BufferRef out = c.outputs[0].ref();
+  out.data = outPtr;
+  std::vector<BufferRef> outs{out};
+  k.run(ins, outs);
+  for (int64_t r = 0; r < shape.rows; ++r)
+    for (int64_t col = 0; col < out.cols; ++col)
+      ASSERT_EQ(outPtr[r * out.stride() + col], want[r * out.stride() + col])
+          << "at " << r << "," << col;
+}
+
+TEST(KernelRun, AliasedInputsGiveTheUnaliasedAnswer) {
+  const int64_t W = 16;
+  for (const library::Entry &e : library::all()) {
+    Program p = e.make();
+    Shape shape{7, e.name == "rope" ? 66 : 65};
+    for (size_t input = 0; input < p.inputs.size(); ++input) {
+      if (p.inputs[input].kind != ParamKind::RowTensor || p.inputs[input].cols != Dim::C())
+        continue;
+      const int64_t half = shape.cols / 2, row = shape.cols;
+      for (int64_t offset : {int64_t(0), int64_t(1), int64_t(-1), W - 1, 1 - W, W, -W, half, -half,
+                             row, -row})
+        checkAliased(p, shape, static_cast<int>(input), offset);
+    }
+  }
+}
+
+TEST(KernelRun, SameBufferAsTwoInputs) {
+  Program p = library::swiglu();
+  check::Case c = check::makeCase(p, {5, 33}, check::Fill::Random, 9);
+  c.inputs[1] = c.inputs[0]; // u = x, as values
+  Kernel k = compile(p);
+  k.run(c.inputRefs(), c.outputRefs());
+  std::vector<float> want(c.outputs[0].data(), c.outputs[0].data() + c.outputs[0].elements());
+  std::vector<BufferRef> ins = c.inputRefs();
+  ins[1] = ins[0]; // u = x, as memory
+  k.run(ins, c.outputRefs());
+  for (size_t i = 0; i < want.size(); ++i)
+    ASSERT_EQ(c.outputs[0].data()[i], want[i]);
+  EXPECT_TRUE(test::matchesReference(c));
+}
+
+TEST(KernelRun, BlockSizesDoNotChangeBits) {
+  Program p = library::layerNorm();
+  check::Case c = check::makeCase(p, {70, 45}, check::Fill::Random, 4);
+  CompileOptions o;
+  compile(p, o).run(c.inputRefs(), c.outputRefs());
+  std::vector<float> want(c.outputs[0].data(), c.outputs[0].data() + c.outputs[0].elements());
+  for (int block : {1, 3, 32, 1000}) {
+    o.block_rows = block;
+    c.outputs[0].fill(0);
+    compile(p, o).run(c.inputRefs(), c.outputRefs());
+    for (size_t i = 0; i < want.size(); ++i)
+      ASSERT_EQ(c.outputs[0].data()[i], want[i]) << "block " << block;
+  }
+}
+
+} // namespace
+} // namespace lanejit

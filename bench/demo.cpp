@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <optional>
 #include <vector>
@@ -268,6 +269,16 @@ void measure(Row &row, const DemoCase &dc, const DemoOptions &options, const Pro
   row.outputs_stable = hashes(c.outputs) == output_hashes && hashes(n.outputs) == naive_hashes;
 }
 
+// The vector extensions that matter for the timings, out of LLVM's long
+// feature string.
+std::string vectorFeatures(const std::string &features) {
+  std::string result;
+  for (const char *name : {"+avx512f,", "+avx512bw,", "+avx512vl,", "+avx2,", "+fma,"})
+    if ((features + ",").find(name) != std::string::npos)
+      result += (result.empty() ? "" : " ") + std::string(name + 1, std::strlen(name) - 2);
+  return result.empty() ? "no AVX2/AVX-512" : result;
+}
+
 std::string loadAverage() {
   double load[3];
   if (getloadavg(load, 3) != 3)
@@ -312,8 +323,8 @@ int runDemo(const DemoOptions &options) {
              "interval; wins = rounds\nwhere lanejit was faster. compile ms marked * came from "
              "the kernel cache.\n");
   if (target)
-    fmt::print("target: cpu {}, {} lanes, features {}\n", target->cpu, target->lanes,
-               target->features);
+    fmt::print("target: cpu {}, {} lanes, {}\n", target->cpu, target->lanes,
+               vectorFeatures(target->features));
   fmt::print("load average after: {}\n", loadAverage());
   fmt::print("{}\n", all_passed ? "all checks passed" : "SOME CHECKS FAILED");
   return all_passed ? 0 : 1;

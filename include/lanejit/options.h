@@ -19,8 +19,6 @@ struct CompileOptions {
   bool specialize_full_packets = true;
   // Rows per block, the unit of work handed to a thread.
   int block_rows = 32;
-  // Threads a call may use (1 = the calling thread only).
-  int threads = 1;
   // LLVM optimisation level for the JIT's pass pipeline (0-3).
   int opt_level = 2;
   // Passes (by name, see docs/switches.md) to skip.

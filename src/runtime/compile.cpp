@@ -30,8 +30,6 @@ void checkOptions(const CompileOptions &o, const jit::HostTarget &target) {
                     std::to_string(o.lanes));
   if (o.block_rows < 1)
     throw Error(Error::Kind::Compile, "block_rows must be at least 1");
-  if (o.threads < 1)
-    throw Error(Error::Kind::Compile, "threads must be at least 1");
   if (o.opt_level < 0 || o.opt_level > 3)
     throw Error(Error::Kind::Compile, "opt_level must be 0-3");
 }

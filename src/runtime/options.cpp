@@ -51,7 +51,6 @@ CompileOptions CompileOptions::fromEnvironment(CompileOptions o) {
   applySwitch("TIME_PASSES", o.time_passes);
   o.lanes = integer("LANEJIT_LANES", 0, 16, o.lanes);
   o.block_rows = integer("LANEJIT_BLOCK_ROWS", 1, 1 << 20, o.block_rows);
-  o.threads = integer("LANEJIT_THREADS", 1, 256, o.threads);
   o.opt_level = integer("LANEJIT_OPT_LEVEL", 0, 3, o.opt_level);
   if (const char *v = env("LANEJIT_TARGET_FEATURES"))
     o.target_features = v;
@@ -73,7 +72,7 @@ std::string CompileOptions::key() const {
     << ";opt=" << opt_level << ";features=" << target_features << ";off=";
   for (const std::string &p : disabled_passes)
     k << p << ",";
-  // block_rows, threads and the dump/time switches do not change the code.
+  // block_rows and the dump/time switches do not change the code.
   return k.str();
 }
 

@@ -310,7 +310,7 @@ const std::vector<Bad> &corpus() {
       {withBody("  %0 = load x[0:C]\n  %1 exp %0\n"), "expected '=' after %1 but found 'exp'", 5,
        6},
       {withBody("  %0 = load x[0:C\n"),
-       "expected ']' to close the column range but found end of line", 4, 19},
+       "expected ']' to close the column range but found end of line", 4, 18},
       {"program p {\n  in x: f32[R, C\n}\n",
        "expected ']' after the column count but found end of line", 2, 17},
       {withBody("  %0 = load x\n"), "load: input 'x' is a row tensor; give a column range", 4, 3},
@@ -394,7 +394,7 @@ TEST(Parser, RandomMutationsParseOrThrowError) {
                            "  in g: f32[C]\n"
                            "  in s: f32\n"
                            "  out y: f32[R, C]\n"
-                           "  out z: f32[R, 3*C/4+1]\n"
+                           "  out z: f32[R, (C+3)/2]\n"
                            "  %0 = load x[0:C]\n"
                            "  %1 = reduce.mean %0\n"
                            "  %2 = sub %0, %1\n"
@@ -410,11 +410,11 @@ TEST(Parser, RandomMutationsParseOrThrowError) {
                            "  %12 = select %10, %5, %11\n"
                            "  y[0:C] = %12\n"
                            "  %13 = load half[0:(C+1)/2]\n"
-                           "  %14 = slice %13[0:1]\n"
+                           "  %14 = slice %13[0:C/2]\n"
                            "  %15 = exp %14\n"
-                           "  z[0:1] = %15\n"
+                           "  z[0:C/2] = %15\n"
                            "  %16 = const f32 3.4028235e+38\n"
-                           "  z[1:3*C/4+1] = %16\n"
+                           "  z[C/2:(C+3)/2] = %16\n"
                            "}\n";
   ASSERT_EQ(parseError(base), "");
   const std::vector<std::string> fragments = {"%0",

@@ -54,10 +54,10 @@ int runMain(int argc, char **argv) {
   CLI::App *run = app.add_subcommand("run", "run a program on .npy inputs, write .npy outputs");
   run->add_option("program", run_args.program, "text program file, or lib:NAME")->required();
   run->add_option("--in", run_args.inputs, "NAME=FILE.npy, once per input")
-      ->expected(1)
+      ->allow_extra_args(false) // one value per flag, so PROGRAM may follow
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   run->add_option("--out", run_args.outputs, "NAME=FILE.npy, once per output")
-      ->expected(1)
+      ->allow_extra_args(false) // one value per flag, so PROGRAM may follow
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   run_flags.add(*run);
 

@@ -38,7 +38,7 @@ public:
   friend Dim operator/(const Dim &x, int64_t k);
   friend bool operator==(const Dim &x, const Dim &y) = default;
 
-  // Printed as the grammar reads it: "C", "C/2", "3*C/4+1", "(C+1)/2", "7".
+  // Printed as the grammar reads it: "C", "C/2", "C-1", "(3*C+4)/4", "7".
   std::string str() const;
   uint64_t hash() const;
 

@@ -10,12 +10,14 @@
 
 namespace lanejit {
 
-ProgramBuilder::ProgramBuilder(std::string name) { program_.name = std::move(name); }
+ProgramBuilder::ProgramBuilder(std::string name) {
+  program_.name = std::move(name);
+}
 
 int ProgramBuilder::declare(Param param) {
   if (program_.inputIndex(param.name) >= 0)
-    throw Error(Error::Kind::Verify, "program '" + program_.name + "': input '" +
-                                         param.name + "' is declared twice");
+    throw Error(Error::Kind::Verify,
+                "program '" + program_.name + "': input '" + param.name + "' is declared twice");
   program_.inputs.push_back(std::move(param));
   return static_cast<int>(program_.inputs.size()) - 1;
 }
@@ -62,27 +64,67 @@ Program ProgramBuilder::build() const {
   return program_;
 }
 
-Expr constant(float value) { return ir::constant(DType::F32, value); }
-Expr constantI32(int32_t value) { return ir::constant(DType::I32, value); }
-Expr row() { return ir::rowIndex(); }
-Expr dim(Dim d) { return ir::dimValue(d); }
-Expr col(Dim len, Dim begin) { return ir::colIndex(begin, len); }
+Expr constant(float value) {
+  return ir::constant(DType::F32, value);
+}
+Expr constantI32(int32_t value) {
+  return ir::constant(DType::I32, value);
+}
+Expr row() {
+  return ir::rowIndex();
+}
+Expr dim(Dim d) {
+  return ir::dimValue(d);
+}
+Expr col(Dim len, Dim begin) {
+  return ir::colIndex(begin, len);
+}
 
-Expr operator+(Expr a, Expr b) { return ir::binary(BinaryOp::Add, std::move(a), std::move(b)); }
-Expr operator-(Expr a, Expr b) { return ir::binary(BinaryOp::Sub, std::move(a), std::move(b)); }
-Expr operator*(Expr a, Expr b) { return ir::binary(BinaryOp::Mul, std::move(a), std::move(b)); }
-Expr operator/(Expr a, Expr b) { return ir::binary(BinaryOp::Div, std::move(a), std::move(b)); }
-Expr operator%(Expr a, Expr b) { return ir::binary(BinaryOp::Mod, std::move(a), std::move(b)); }
-Expr operator-(Expr a) { return ir::unary(UnaryOp::Neg, std::move(a)); }
-Expr operator<(Expr a, Expr b) { return ir::binary(BinaryOp::Lt, std::move(a), std::move(b)); }
-Expr operator<=(Expr a, Expr b) { return ir::binary(BinaryOp::Le, std::move(a), std::move(b)); }
-Expr operator>(Expr a, Expr b) { return ir::binary(BinaryOp::Gt, std::move(a), std::move(b)); }
-Expr operator>=(Expr a, Expr b) { return ir::binary(BinaryOp::Ge, std::move(a), std::move(b)); }
-Expr operator&&(Expr a, Expr b) { return ir::binary(BinaryOp::And, std::move(a), std::move(b)); }
-Expr operator||(Expr a, Expr b) { return ir::binary(BinaryOp::Or, std::move(a), std::move(b)); }
-Expr logicalNot(Expr a) { return ir::unary(UnaryOp::Not, std::move(a)); }
-Expr eq(Expr a, Expr b) { return ir::binary(BinaryOp::Eq, std::move(a), std::move(b)); }
-Expr ne(Expr a, Expr b) { return ir::binary(BinaryOp::Ne, std::move(a), std::move(b)); }
+Expr operator+(Expr a, Expr b) {
+  return ir::binary(BinaryOp::Add, std::move(a), std::move(b));
+}
+Expr operator-(Expr a, Expr b) {
+  return ir::binary(BinaryOp::Sub, std::move(a), std::move(b));
+}
+Expr operator*(Expr a, Expr b) {
+  return ir::binary(BinaryOp::Mul, std::move(a), std::move(b));
+}
+Expr operator/(Expr a, Expr b) {
+  return ir::binary(BinaryOp::Div, std::move(a), std::move(b));
+}
+Expr operator%(Expr a, Expr b) {
+  return ir::binary(BinaryOp::Mod, std::move(a), std::move(b));
+}
+Expr operator-(Expr a) {
+  return ir::unary(UnaryOp::Neg, std::move(a));
+}
+Expr operator<(Expr a, Expr b) {
+  return ir::binary(BinaryOp::Lt, std::move(a), std::move(b));
+}
+Expr operator<=(Expr a, Expr b) {
+  return ir::binary(BinaryOp::Le, std::move(a), std::move(b));
+}
+Expr operator>(Expr a, Expr b) {
+  return ir::binary(BinaryOp::Gt, std::move(a), std::move(b));
+}
+Expr operator>=(Expr a, Expr b) {
+  return ir::binary(BinaryOp::Ge, std::move(a), std::move(b));
+}
+Expr operator&&(Expr a, Expr b) {
+  return ir::binary(BinaryOp::And, std::move(a), std::move(b));
+}
+Expr operator||(Expr a, Expr b) {
+  return ir::binary(BinaryOp::Or, std::move(a), std::move(b));
+}
+Expr logicalNot(Expr a) {
+  return ir::unary(UnaryOp::Not, std::move(a));
+}
+Expr eq(Expr a, Expr b) {
+  return ir::binary(BinaryOp::Eq, std::move(a), std::move(b));
+}
+Expr ne(Expr a, Expr b) {
+  return ir::binary(BinaryOp::Ne, std::move(a), std::move(b));
+}
 
 Expr literalLike(const Expr &like, double value) {
   if (!like)
@@ -103,32 +145,63 @@ Expr literalLike(const Expr &like, double value) {
       throw Error(Error::Kind::Verify,
                   std::string("literal ") + text + " next to an i32 operand is not an i32");
     return ir::constant(DType::I32, value);
-  case DType::Bool:
-    break;
+  case DType::Bool: break;
   }
   throw Error(Error::Kind::Verify,
               std::string("literal ") + text + ": the other operand is bool, not a number");
 }
 
-Expr abs(Expr x) { return ir::unary(UnaryOp::Abs, std::move(x)); }
-Expr exp(Expr x) { return ir::unary(UnaryOp::Exp, std::move(x)); }
-Expr log(Expr x) { return ir::unary(UnaryOp::Log, std::move(x)); }
-Expr sqrt(Expr x) { return ir::unary(UnaryOp::Sqrt, std::move(x)); }
-Expr rsqrt(Expr x) { return ir::unary(UnaryOp::Rsqrt, std::move(x)); }
-Expr tanh(Expr x) { return ir::unary(UnaryOp::Tanh, std::move(x)); }
-Expr sigmoid(Expr x) { return ir::unary(UnaryOp::Sigmoid, std::move(x)); }
-Expr min(Expr a, Expr b) { return ir::binary(BinaryOp::Min, std::move(a), std::move(b)); }
-Expr max(Expr a, Expr b) { return ir::binary(BinaryOp::Max, std::move(a), std::move(b)); }
+Expr abs(Expr x) {
+  return ir::unary(UnaryOp::Abs, std::move(x));
+}
+Expr exp(Expr x) {
+  return ir::unary(UnaryOp::Exp, std::move(x));
+}
+Expr log(Expr x) {
+  return ir::unary(UnaryOp::Log, std::move(x));
+}
+Expr sqrt(Expr x) {
+  return ir::unary(UnaryOp::Sqrt, std::move(x));
+}
+Expr rsqrt(Expr x) {
+  return ir::unary(UnaryOp::Rsqrt, std::move(x));
+}
+Expr tanh(Expr x) {
+  return ir::unary(UnaryOp::Tanh, std::move(x));
+}
+Expr sigmoid(Expr x) {
+  return ir::unary(UnaryOp::Sigmoid, std::move(x));
+}
+Expr min(Expr a, Expr b) {
+  return ir::binary(BinaryOp::Min, std::move(a), std::move(b));
+}
+Expr max(Expr a, Expr b) {
+  return ir::binary(BinaryOp::Max, std::move(a), std::move(b));
+}
 Expr select(Expr cond, Expr a, Expr b) {
   return ir::select(std::move(cond), std::move(a), std::move(b));
 }
-Expr fma(Expr a, Expr b, Expr c) { return ir::fma(std::move(a), std::move(b), std::move(c)); }
-Expr toF32(Expr x) { return ir::unary(UnaryOp::ToF32, std::move(x)); }
-Expr toI32(Expr x) { return ir::unary(UnaryOp::ToI32, std::move(x)); }
+Expr fma(Expr a, Expr b, Expr c) {
+  return ir::fma(std::move(a), std::move(b), std::move(c));
+}
+Expr toF32(Expr x) {
+  return ir::unary(UnaryOp::ToF32, std::move(x));
+}
+Expr toI32(Expr x) {
+  return ir::unary(UnaryOp::ToI32, std::move(x));
+}
 
-Expr sum(Expr x) { return ir::reduce(ReduceOp::Sum, std::move(x)); }
-Expr mean(Expr x) { return ir::reduce(ReduceOp::Mean, std::move(x)); }
-Expr rowmax(Expr x) { return ir::reduce(ReduceOp::Max, std::move(x)); }
-Expr rowmin(Expr x) { return ir::reduce(ReduceOp::Min, std::move(x)); }
+Expr sum(Expr x) {
+  return ir::reduce(ReduceOp::Sum, std::move(x));
+}
+Expr mean(Expr x) {
+  return ir::reduce(ReduceOp::Mean, std::move(x));
+}
+Expr rowmax(Expr x) {
+  return ir::reduce(ReduceOp::Max, std::move(x));
+}
+Expr rowmin(Expr x) {
+  return ir::reduce(ReduceOp::Min, std::move(x));
+}
 
 } // namespace lanejit

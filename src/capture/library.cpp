@@ -70,7 +70,7 @@ Program maskedSoftmax() {
 
 const std::vector<Entry> &all() {
   static const std::vector<Entry> entries = {
-      {"rope", rope},       {"layernorm", layerNorm},         {"swiglu", swiglu},
+      {"rope", rope},       {"layernorm", layerNorm},        {"swiglu", swiglu},
       {"rmsnorm", rmsNorm}, {"gelu_residual", geluResidual}, {"masked_softmax", maskedSoftmax},
   };
   return entries;

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 
 namespace lanejit::codegen {
 namespace {
@@ -75,11 +76,13 @@ private:
 constexpr float kLn2Hi = 0x1.62e4p-1f;
 constexpr float kLn2Lo = 0x1.7f7d1cp-20f;
 
+// e^x = e^r * 2^n with r = x - n * ln2, |r| <= ln2 / 2.
 Value *exp(const Ops &o, Value *x) {
-  // Clamp so that 2^n stays in [-150, 128]: beyond, the result is 0 or inf
+  llvm::IRBuilder<> &b = o.b_;
+  // Clamp so that n stays in [-150, 128]: beyond, the result is 0 or inf
   // anyway (e^-104 < 2^-150, e^88.8 > 2^128). NaN fails both compares.
-  x = o.pick(o.b_.CreateFCmpOGT(x, o.c(88.8f)), o.c(88.8f), x);
-  x = o.pick(o.b_.CreateFCmpOLT(x, o.c(-104.0f)), o.c(-104.0f), x);
+  x = o.pick(b.CreateFCmpOGT(x, o.c(88.8f)), o.c(88.8f), x);
+  x = o.pick(b.CreateFCmpOLT(x, o.c(-104.0f)), o.c(-104.0f), x);
 
   // n = rint(x / ln2) by the shifter trick: adding 1.5 * 2^23 + 254 rounds
   // to an integer and leaves m = n + 254 (in [104, 382]) in the low bits.
@@ -89,18 +92,22 @@ Value *exp(const Ops &o, Value *x) {
   Value *r = o.mulAdd(n, o.c(-kLn2Hi), x);
   r = o.mulAdd(n, o.c(-kLn2Lo), r);
 
-  // e^r on |r| <= ln2/2: 1 + r + r^2 * Q(r), Q of degree 4 (rel. error 2^-28.3).
-  Value *h = o.horner(r, {0x1.6a23a8p-10f, 0x1.123a36p-7f, 0x1.5558f4p-5f, 0x1.55549p-3f,
-                          0x1.fffffcp-2f});
-  Value *p = o.fused() ? o.mulAdd(o.mulAdd(h, r, o.c(1.0f)), r, o.c(1.0f))
-                       : o.add(o.mulAdd(o.mul(r, r), h, r), o.c(1.0f));
+  // e^r = 1 + r + r^2 * Q(r), Q of degree 4 (rel. error 2^-28.3).
+  Value *q =
+      o.horner(r, {0x1.6a23a8p-10f, 0x1.123a36p-7f, 0x1.5558f4p-5f, 0x1.55549p-3f, 0x1.fffffcp-2f});
+  Value *p = o.fused()
+                 // One rounding at the end: 1 + r * (1 + r * Q).
+                 ? o.mulAdd(o.mulAdd(q, r, o.c(1.0f)), r, o.c(1.0f))
+                 // Without FMA, adding the small r^2 * Q to r first is more
+                 // accurate (0.99 instead of 1.15 ULP).
+                 : o.add(o.mulAdd(o.mul(r, r), q, r), o.c(1.0f));
 
-  // 2^n as two normal factors 2^floor(m/2 - 127) * 2^ceil(m/2 - 127): the
-  // first product is exact, the second rounds once, so results in the
-  // denormal range underflow gradually and overflow happens exactly when
-  // p * 2^n rounds past FLT_MAX. The low bits of t are m; the high ones
-  // shift out.
-  llvm::IRBuilder<> &b = o.b_;
+  // 2^n as two normal factors 2^floor(n/2) * 2^ceil(n/2): the first product
+  // is exact, the second rounds once, so results in the denormal range
+  // underflow gradually and overflow happens exactly when p * 2^n rounds
+  // past FLT_MAX. With u the bits of t, m = n + 254 sits in u's low 9 bits
+  // (the high ones shift out): (u >> 1) << 23 is 2^(floor(m/2) - 127), and
+  // (u << 23) minus that is 2^(ceil(m/2) - 127).
   Value *u = o.bits(t);
   Value *s1 = b.CreateShl(b.CreateLShr(u, o.ci(1)), o.ci(23));
   Value *s2 = b.CreateSub(b.CreateShl(u, o.ci(23)), s1);
@@ -138,9 +145,9 @@ Value *emitLog(llvm::IRBuilder<> &b, Value *x, const MathTarget &t) {
   Value *y = o.add(s, o.mul(k, o.c(kLn2Hi)));
 
   // +inf and NaN give x; x < 0 gives NaN; ±0 gives -inf.
-  const float inf = __builtin_inff();
+  const float inf = std::numeric_limits<float>::infinity();
   y = o.pick(b.CreateFCmpUGE(x, o.c(inf)), x, y);
-  y = o.pick(b.CreateFCmpOLT(x, o.c(0.0f)), o.c(__builtin_nanf("")), y);
+  y = o.pick(b.CreateFCmpOLT(x, o.c(0.0f)), o.c(std::numeric_limits<float>::quiet_NaN()), y);
   return o.pick(b.CreateFCmpOEQ(x, o.c(0.0f)), o.c(-inf), y);
 }
 
@@ -150,8 +157,8 @@ Value *emitTanh(llvm::IRBuilder<> &b, Value *x, const MathTarget &t) {
   // |x| < 0.6: a + a^3 * P(a^2), P of degree 4 (rel. error 2^-28.4); no
   // cancellation near 0.
   Value *a2 = o.mul(a, a);
-  Value *pa = o.horner(a2, {-0x1.825858p-8f, 0x1.54b8ap-6f, -0x1.b898dep-5f, 0x1.1109aep-3f,
-                            -0x1.55553ep-2f});
+  Value *pa = o.horner(
+      a2, {-0x1.825858p-8f, 0x1.54b8ap-6f, -0x1.b898dep-5f, 0x1.1109aep-3f, -0x1.55553ep-2f});
   Value *small = o.mulAdd(o.mul(a2, a), pa, a);
   // Otherwise 1 - 2 / (1 + e^2a): the subtracted term is below 0.47, and
   // e^2a = inf saturates to exactly 1.
@@ -165,9 +172,17 @@ Value *emitSigmoid(llvm::IRBuilder<> &b, Value *x, const MathTarget &t) {
   Ops o(b, x, t);
   // e = e^-|x| <= 1 never overflows: 1 / (1 + e) for x >= 0 and
   // e / (1 + e) for x < 0, so large negative x gives tiny results, not 0.
-  Value *e = exp(o, o.b_.CreateFNeg(o.fabs(x)));
-  Value *num = o.pick(b.CreateFCmpOLT(x, o.c(0.0f)), e, o.c(1.0f));
-  return o.div(num, o.add(e, o.c(1.0f)));
+  Value *e = exp(o, b.CreateFNeg(o.fabs(x)));
+  Value *neg = b.CreateFCmpOLT(x, o.c(0.0f));
+  Value *den = o.add(e, o.c(1.0f));
+  Value *q = o.div(o.pick(neg, e, o.c(1.0f)), den);
+  // Rounding 1 + e alone can cost a full ULP. Its exact error is
+  // d = (den - 1) - e (Fast2Sum, e <= 1); correct to first order:
+  // num / (den - d) ~ q + q * d / den, with 1 / den ~ 1 - q for x < 0 and
+  // q for x >= 0. This takes the worst case from 2.3 to under 2 ULP.
+  Value *d = o.sub(o.sub(den, o.c(1.0f)), e);
+  Value *inv = o.pick(neg, o.sub(o.c(1.0f), q), q);
+  return o.mulAdd(o.mul(q, d), inv, q);
 }
 
 Value *emitSqrt(llvm::IRBuilder<> &b, Value *x, const MathTarget &t) {

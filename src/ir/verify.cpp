@@ -21,7 +21,9 @@ bool isIdentifier(const std::string &s) {
 }
 
 // Negative for every C >= 0: a*C + b < 0 whenever a <= 0 and b < 0.
-bool provablyNegative(const Dim &d) { return d.coeff() <= 0 && d.offset() < 0; }
+bool provablyNegative(const Dim &d) {
+  return d.coeff() <= 0 && d.offset() < 0;
+}
 
 std::string range(const Dim &begin, const Dim &end) {
   return "[" + begin.str() + ", " + end.str() + ")";
@@ -226,7 +228,9 @@ private:
 
 } // namespace
 
-std::vector<std::string> verify(const Program &program) { return Verifier(program).run(); }
+std::vector<std::string> verify(const Program &program) {
+  return Verifier(program).run();
+}
 
 void verifyOrThrow(const Program &program) {
   std::vector<std::string> problems = verify(program);

@@ -16,7 +16,9 @@
 namespace lanejit {
 namespace {
 
-[[noreturn]] void fail(const std::string &message) { throw Error(Error::Kind::Bind, message); }
+[[noreturn]] void fail(const std::string &message) {
+  throw Error(Error::Kind::Bind, message);
+}
 
 // One node's value in the current row: a single double for row-uniform
 // nodes, otherwise one double per column. Bool is 0/1, i32 is exact.
@@ -44,9 +46,14 @@ int64_t integerDim(const Dim &dim, int64_t c, const std::string &what) {
 
 // The same checks bindShape makes, against a given shape.
 void checkInputs(const Program &p, std::span<const BufferRef> inputs, Shape shape) {
-  if (inputs.size() != p.inputs.size())
-    fail("program '" + p.name + "' expects " + std::to_string(p.inputs.size()) + " inputs, got " +
+  if (inputs.size() != p.inputs.size()) {
+    std::string names;
+    for (const Param &in : p.inputs)
+      names += (names.empty() ? "" : ", ") + in.name;
+    fail("program '" + p.name + "' expects " + std::to_string(p.inputs.size()) +
+         (p.inputs.size() == 1 ? " input (" : " inputs (") + names + "), got " +
          std::to_string(inputs.size()));
+  }
   if (shape.rows < 0 || shape.cols < 0)
     fail("shape " + std::to_string(shape.rows) + " x " + std::to_string(shape.cols) +
          " is negative");
@@ -148,12 +155,9 @@ private:
     const Node &n = *step.node;
     auto arg = [&](size_t i) -> const Value & { return values_[step.args[i]]; };
     switch (n.kind) {
-    case NodeKind::Load:
-      return load(step, out, r);
-    case NodeKind::Const:
-      return map(out, -1, [&](int64_t) { return n.value; });
-    case NodeKind::RowIndex:
-      return map(out, -1, [&](int64_t) { return static_cast<double>(r); });
+    case NodeKind::Load: return load(step, out, r);
+    case NodeKind::Const: return map(out, -1, [&](int64_t) { return n.value; });
+    case NodeKind::RowIndex: return map(out, -1, [&](int64_t) { return static_cast<double>(r); });
     case NodeKind::DimValue:
       return map(out, -1, [&](int64_t) { return static_cast<double>(step.begin); });
     case NodeKind::ColIndex:
@@ -190,7 +194,8 @@ private:
     case ParamKind::Scalar:
       return map(out, -1, [&](int64_t) { return static_cast<double>(data[0]); });
     case ParamKind::ColVector:
-      return map(out, step.len, [&](int64_t j) { return static_cast<double>(data[step.begin + j]); });
+      return map(out, step.len,
+                 [&](int64_t j) { return static_cast<double>(data[step.begin + j]); });
     case ParamKind::RowTensor: {
       const float *row = data + r * b.stride() + step.begin;
       return map(out, step.len, [&](int64_t j) { return static_cast<double>(row[j]); });

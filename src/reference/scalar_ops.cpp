@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 
 namespace lanejit::reference {
@@ -14,7 +14,9 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // i32 arithmetic is two's complement: results wrap to 32 bits (C++20 makes
 // the narrowing conversion modular).
-double wrap(int64_t v) { return static_cast<int32_t>(static_cast<uint64_t>(v)); }
+double wrap(int64_t v) {
+  return static_cast<int32_t>(static_cast<uint64_t>(v));
+}
 
 // Floored division and modulo; a zero divisor gives 0 (ir.h).
 int64_t floorDiv(int64_t a, int64_t b) {

@@ -9,7 +9,9 @@
 namespace lanejit {
 namespace {
 
-[[noreturn]] void fail(const std::string &message) { throw Error(Error::Kind::Bind, message); }
+[[noreturn]] void fail(const std::string &message) {
+  throw Error(Error::Kind::Bind, message);
+}
 
 // One buffer next to its declaration (inputs and outputs alike).
 struct Slot {
@@ -44,9 +46,9 @@ void checkCount(const Program &p, size_t given, bool outputs) {
   size_t declared = outputs ? p.outputs.size() : p.inputs.size();
   if (given == declared)
     return;
-  const char *what = outputs ? " outputs (" : " inputs (";
-  fail("program '" + p.name + "' expects " + std::to_string(declared) + what + nameList(p, outputs) +
-       "), got " + std::to_string(given));
+  std::string what = outputs ? " output" : " input";
+  fail("program '" + p.name + "' expects " + std::to_string(declared) + what +
+       (declared == 1 ? " (" : "s (") + nameList(p, outputs) + "), got " + std::to_string(given));
 }
 
 // The value of `dim` at C, or the Error evaluateDim documents; `what` is
@@ -104,7 +106,8 @@ int64_t inferR(const Program &p, std::span<const BufferRef> inputs,
     r = s.buf.rows;
   });
   if (!r)
-    fail("program '" + p.name + "': cannot infer the row count R (no row tensor input, and no "
+    fail("program '" + p.name +
+         "': cannot infer the row count R (no row tensor input, and no "
          "outputs given)");
   return *r;
 }
@@ -119,8 +122,8 @@ void checkSlot(const Slot &s, Shape shape) {
   int64_t cols = evaluateOrFail(s.cols, shape.cols, [&] { return s.who(); });
   if (s.kind == ParamKind::ColVector) {
     if (b.rows != 1 || b.cols != cols)
-      fail(s.who() + ": expected a column vector of 1 x " + std::to_string(cols) + " columns, got " +
-           std::to_string(b.rows) + " x " + std::to_string(b.cols));
+      fail(s.who() + ": expected a column vector of 1 x " + std::to_string(cols) +
+           " columns, got " + std::to_string(b.rows) + " x " + std::to_string(b.cols));
   } else {
     if (b.rows != shape.rows || b.cols != cols)
       fail(s.who() + ": expected " + std::to_string(shape.rows) + " x " + std::to_string(cols) +

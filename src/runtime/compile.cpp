@@ -75,11 +75,36 @@ std::string entryName(const Program &program) {
   return name + "_" + std::to_string(counter++);
 }
 
+std::vector<std::pair<Dim, std::string>> dimsUsed(const lower::KernelPlan &plan) {
+  std::vector<std::pair<Dim, std::string>> dims;
+  auto add = [&](const Dim &d, const std::string &what) {
+    for (const auto &known : dims)
+      if (known.first == d)
+        return;
+    dims.emplace_back(d, what);
+  };
+  int number = 0;
+  forEachNode(plan.program, [&](const Expr &e) {
+    std::string what = "node %" + std::to_string(number++) + " of the lowered program";
+    if (e->kind == NodeKind::Load || e->kind == NodeKind::ColIndex ||
+        e->kind == NodeKind::Slice || e->kind == NodeKind::DimValue)
+      add(e->begin, what);
+    if (e->len)
+      add(*e->len, what);
+  });
+  for (size_t i = 0; i < plan.program.writes.size(); ++i) {
+    add(plan.program.writes[i].begin, "write #" + std::to_string(i));
+    add(plan.program.writes[i].len, "write #" + std::to_string(i));
+  }
+  return dims;
+}
+
 std::shared_ptr<const CompiledCode> build(const Program &program, const CompileOptions &options) {
   auto start = std::chrono::steady_clock::now();
   Lowered l = lowerProgram(program, options);
   auto code = std::make_shared<CompiledCode>();
   code->lowered = l.plan.program;
+  code->dims = dimsUsed(l.plan);
   auto ctx = std::make_unique<llvm::LLVMContext>();
   std::string entry = entryName(program);
   codegen::CodegenCounts counts;

@@ -42,6 +42,9 @@ thread_local std::vector<std::vector<float>> stagingArena;
 void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> outputs) const {
   const Program &program = impl_->program;
   Shape shape = bindShape(program, inputs, outputs);
+  for (const auto &[dim, what] : impl_->code->dims)
+    if (std::optional<int64_t> v = dim.evaluate(shape.cols); !v || *v < 0)
+      evaluateDim(dim, shape.cols, what); // throws the descriptive error
 
   std::array<ByteRange, kMaxBuffers> outRanges{};
   for (size_t i = 0; i < outputs.size(); ++i) {

@@ -5,6 +5,9 @@
 #include <lanejit/kernel.h>
 
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace lanejit {
 
@@ -13,6 +16,10 @@ namespace lanejit {
 struct CompiledCode {
   NativeEntry entry = nullptr;
   Program lowered; // after the pass pipeline
+  // Every column offset and count the code computes, with what uses it:
+  // each must be a non-negative integer for the bound C (checked per call,
+  // since the entry's integer division would silently truncate).
+  std::vector<std::pair<Dim, std::string>> dims;
   CompileStats stats;
 };
 

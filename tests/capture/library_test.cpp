@@ -38,7 +38,9 @@ template <class Pred> int count(const Program &p, Pred pred) {
 bool isReduce(const Node &n, ReduceOp op) {
   return n.kind == NodeKind::Reduce && n.reduceOp() == op;
 }
-bool isUnary(const Node &n, UnaryOp op) { return n.kind == NodeKind::Unary && n.unaryOp() == op; }
+bool isUnary(const Node &n, UnaryOp op) {
+  return n.kind == NodeKind::Unary && n.unaryOp() == op;
+}
 bool isBinary(const Node &n, BinaryOp op) {
   return n.kind == NodeKind::Binary && n.binaryOp() == op;
 }
@@ -105,16 +107,17 @@ TEST(Library, LayerNormIsCenteredTwoPassWithARowUniformInverse) {
                            isUnary(*n.args[1], UnaryOp::Sqrt);
                   }),
             1);
-  EXPECT_EQ(count(p, [](const Node &n) {
-              return n.kind == NodeKind::Const && n.value == static_cast<double>(1e-5f);
-            }),
+  EXPECT_EQ(count(p,
+                  [](const Node &n) {
+                    return n.kind == NodeKind::Const && n.value == static_cast<double>(1e-5f);
+                  }),
             1);
 }
 
 TEST(Library, SwigluKeepsTheBriefsFormula) {
   Program p = library::swiglu();
-  EXPECT_EQ(inputsOf(p), (std::vector<Decl>{{"x", ParamKind::RowTensor, C},
-                                            {"u", ParamKind::RowTensor, C}}));
+  EXPECT_EQ(inputsOf(p),
+            (std::vector<Decl>{{"x", ParamKind::RowTensor, C}, {"u", ParamKind::RowTensor, C}}));
   EXPECT_EQ(count(p, [](const Node &n) { return isUnary(n, UnaryOp::Sigmoid); }), 0);
   EXPECT_EQ(count(p, [](const Node &n) { return isUnary(n, UnaryOp::Exp); }), 1);
   EXPECT_EQ(count(p, [](const Node &n) { return isUnary(n, UnaryOp::Neg); }), 1);
@@ -135,12 +138,13 @@ TEST(Library, RmsNormHasOneMeanAndARowUniformInverse) {
 
 TEST(Library, GeluResidualUsesTheBriefsConstants) {
   Program p = library::geluResidual();
-  EXPECT_EQ(inputsOf(p), (std::vector<Decl>{{"x", ParamKind::RowTensor, C},
-                                            {"u", ParamKind::RowTensor, C}}));
+  EXPECT_EQ(inputsOf(p),
+            (std::vector<Decl>{{"x", ParamKind::RowTensor, C}, {"u", ParamKind::RowTensor, C}}));
   for (float c : {0.5f, 1.0f, 0.7978845608f, 0.044715f})
-    EXPECT_EQ(count(p, [&](const Node &n) {
-                return n.kind == NodeKind::Const && n.value == static_cast<double>(c);
-              }),
+    EXPECT_EQ(count(p,
+                    [&](const Node &n) {
+                      return n.kind == NodeKind::Const && n.value == static_cast<double>(c);
+                    }),
               1)
         << c;
   EXPECT_EQ(count(p, [](const Node &n) { return isUnary(n, UnaryOp::Tanh); }), 1);

@@ -5,8 +5,11 @@
 #include <lanejit/error.h>
 #include <lanejit/library.h>
 
+#include "support/testing.h"
+
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -207,6 +210,31 @@ TEST(Compare, UntouchedOutputsFail) {
   Case c = makeCase(library::swiglu(), {2, 5});
   Comparison result = compareWithReference(c);
   EXPECT_EQ(result.failures, 10);
+}
+
+TEST(Helpers, SweepColumnsCoverEveryTail) {
+  // Before: W = 16; Expected: C mod W and C mod 4 take every value, and with
+  // multiple 2 (RoPE) so does (C/2) mod W.
+  std::vector<bool> seen(16), seen_half(16);
+  for (int64_t cols : test::sweepColumns(16))
+    seen[cols % 16] = true;
+  for (int64_t cols : test::sweepColumns(16, 2)) {
+    EXPECT_EQ(cols % 2, 0);
+    seen_half[(cols / 2) % 16] = true;
+  }
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), true), 16);
+  EXPECT_EQ(std::count(seen_half.begin(), seen_half.end(), true), 16);
+  EXPECT_EQ(test::sweepShapes(4).size(), test::sweepColumns(4).size());
+}
+
+TEST(Helpers, RunMatchesReferenceAcceptsACorrectKernelAndNamesABadOutput) {
+  Program program = library::swiglu();
+  EXPECT_TRUE(test::compileAndCheck(program, {3, 37}, CompileOptions::fromEnvironment(),
+                                    Fill::Random, 5, /*row_stride_pad=*/3));
+  Case c = makeCase(program, {2, 5});
+  ::testing::AssertionResult unrun = test::matchesReference(c);
+  EXPECT_FALSE(unrun);
+  EXPECT_NE(std::string(unrun.message()).find("10 of 10"), std::string::npos) << unrun.message();
 }
 
 } // namespace

@@ -66,9 +66,9 @@ std::unique_ptr<llvm::Module> buildModule(llvm::LLVMContext &ctx, Emitter emit, 
   llvm::Type *i64 = llvm::Type::getInt64Ty(ctx);
   llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
   llvm::Type *packet = lanes == 1 ? f32 : llvm::FixedVectorType::get(f32, lanes);
-  auto *fn = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx),
-                                                            {ptr, ptr, i64}, false),
-                                    llvm::Function::ExternalLinkage, "f", *m);
+  auto *fn = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, ptr, i64}, false),
+      llvm::Function::ExternalLinkage, "f", *m);
   llvm::Value *in = fn->getArg(0), *out = fn->getArg(1), *n = fn->getArg(2);
   auto *entry = llvm::BasicBlock::Create(ctx, "entry", fn);
   auto *loop = llvm::BasicBlock::Create(ctx, "loop", fn);
@@ -157,13 +157,14 @@ double ulpError(float got, double ref) {
   return std::fabs(static_cast<double>(got) - ref) / ulp;
 }
 
-float bitsToFloat(uint32_t u) { return std::bit_cast<float>(u); }
+float bitsToFloat(uint32_t u) {
+  return std::bit_cast<float>(u);
+}
 
 std::vector<float> specialValues() {
   const float inf = std::numeric_limits<float>::infinity();
-  std::vector<float> v = {0.0f,     -0.0f,   inf,     -inf,      NAN,      -NAN,
-                          FLT_MIN,  -FLT_MIN, FLT_MAX, -FLT_MAX, 0x1p-149f, -0x1p-149f,
-                          1.0f,     -1.0f,   0.5f,    2.0f,      0x1p-126f * 0.75f,
+  std::vector<float> v = {0.0f, -0.0f, inf, -inf, NAN, -NAN, FLT_MIN, -FLT_MIN, FLT_MAX, -FLT_MAX,
+                          0x1p-149f, -0x1p-149f, 1.0f, -1.0f, 0.5f, 2.0f, 0x1p-126f * 0.75f,
                           // exp: overflow threshold, denormal range, underflow to 0.
                           88.72283172607421875f, 88.72283935546875f, 88.0f, 89.0f, -87.33654f,
                           -88.0f, -100.0f, -103.27893f, -103.972084f, -104.0f, -150.0f,
@@ -196,7 +197,8 @@ const std::vector<float> &inputs() {
 }
 
 bool sameBits(float a, float b) {
-  return (std::isnan(a) && std::isnan(b)) || std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b);
+  return (std::isnan(a) && std::isnan(b)) ||
+         std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b);
 }
 
 // Runs `emit` at every width and FMA setting over the sweep: max ULP error
@@ -218,8 +220,8 @@ void checkAccuracy(Emitter emit, double (*ref)(double), double bound) {
       if (!(e <= worst))
         worst = e, worstAt = in[i];
     }
-    EXPECT_LE(worst, bound) << "fma=" << t.has_fma << " at x=" << worstAt << " ("
-                            << std::hexfloat << worstAt << ")";
+    EXPECT_LE(worst, bound) << "fma=" << t.has_fma << " at x=" << worstAt << " (" << std::hexfloat
+                            << worstAt << ")";
     for (int w : widths()) {
       if (w == 1)
         continue;
@@ -230,8 +232,9 @@ void checkAccuracy(Emitter emit, double (*ref)(double), double bound) {
       size_t bad = 0;
       while (bad < in.size() && sameBits(out[bad], scalar[bad]))
         ++bad;
-      EXPECT_EQ(bad, in.size()) << "W=" << w << " fma=" << t.has_fma << " differs at x=" << std::hexfloat
-                                << in[bad] << ": " << out[bad] << " vs scalar " << scalar[bad];
+      EXPECT_EQ(bad, in.size()) << "W=" << w << " fma=" << t.has_fma
+                                << " differs at x=" << std::hexfloat << in[bad] << ": " << out[bad]
+                                << " vs scalar " << scalar[bad];
     }
   }
 }
@@ -251,23 +254,38 @@ void expectExact(Emitter emit, std::initializer_list<std::pair<float, float>> ca
       f(in.data(), out.data(), static_cast<int64_t>(in.size()));
       size_t i = 0;
       for (auto &[x, y] : cases) {
-        EXPECT_TRUE(sameBits(out[i], y)) << "W=" << w << " fma=" << t.has_fma << " f("
-                                         << std::hexfloat << x << ") = " << out[i] << ", want " << y;
+        EXPECT_TRUE(sameBits(out[i], y))
+            << "W=" << w << " fma=" << t.has_fma << " f(" << std::hexfloat << x << ") = " << out[i]
+            << ", want " << y;
         ++i;
       }
     }
 }
 
-double sigmoidRef(double x) { return 1.0 / (1.0 + std::exp(-x)); }
-double rsqrtRef(double x) { return 1.0 / std::sqrt(x); }
-double expRef(double x) { return std::exp(x); }
-double logRef(double x) { return std::log(x); }
-double tanhRef(double x) { return std::tanh(x); }
-double sqrtRef(double x) { return std::sqrt(x); }
+double sigmoidRef(double x) {
+  return 1.0 / (1.0 + std::exp(-x));
+}
+double rsqrtRef(double x) {
+  return 1.0 / std::sqrt(x);
+}
+double expRef(double x) {
+  return std::exp(x);
+}
+double logRef(double x) {
+  return std::log(x);
+}
+double tanhRef(double x) {
+  return std::tanh(x);
+}
+double sqrtRef(double x) {
+  return std::sqrt(x);
+}
 
 const float kInf = std::numeric_limits<float>::infinity();
 
-TEST(MathExp, WithinOneUlpAndSameBitsAtEveryWidth) { checkAccuracy(emitExp, expRef, 1.0); }
+TEST(MathExp, WithinOneUlpAndSameBitsAtEveryWidth) {
+  checkAccuracy(emitExp, expRef, 1.0);
+}
 
 TEST(MathExp, SpecialValuesExact) {
   // Before: IEEE specials and the overflow/underflow edges.
@@ -285,7 +303,9 @@ TEST(MathExp, SpecialValuesExact) {
                         {-FLT_MAX, 0.0f}});
 }
 
-TEST(MathLog, WithinOneUlpAndSameBitsAtEveryWidth) { checkAccuracy(emitLog, logRef, 1.0); }
+TEST(MathLog, WithinOneUlpAndSameBitsAtEveryWidth) {
+  checkAccuracy(emitLog, logRef, 1.0);
+}
 
 TEST(MathLog, SpecialValuesExact) {
   expectExact(emitLog, {{1.0f, 0.0f},
@@ -300,7 +320,9 @@ TEST(MathLog, SpecialValuesExact) {
                         {2.0f, 0x1.62e430p-1f}});
 }
 
-TEST(MathTanh, WithinTwoUlpAndSameBitsAtEveryWidth) { checkAccuracy(emitTanh, tanhRef, 2.0); }
+TEST(MathTanh, WithinTwoUlpAndSameBitsAtEveryWidth) {
+  checkAccuracy(emitTanh, tanhRef, 2.0);
+}
 
 TEST(MathTanh, SpecialValuesExact) {
   expectExact(emitTanh, {{0.0f, 0.0f},
@@ -338,9 +360,9 @@ TEST(MathSqrt, CorrectlyRounded) {
 // The emitted IR calls only intrinsics that lower to plain instructions, and
 // the machine code calls nothing at all (no libm, no compiler-rt helpers).
 TEST(MathCode, NoCallsInIrOrMachineCode) {
-  const std::pair<const char *, Emitter> emitters[] = {
-      {"exp", emitExp},   {"log", emitLog},   {"tanh", emitTanh},
-      {"sigmoid", emitSigmoid}, {"sqrt", emitSqrt}, {"rsqrt", emitRsqrt}};
+  const std::pair<const char *, Emitter> emitters[] = {{"exp", emitExp},   {"log", emitLog},
+                                                       {"tanh", emitTanh}, {"sigmoid", emitSigmoid},
+                                                       {"sqrt", emitSqrt}, {"rsqrt", emitRsqrt}};
   auto tm = hostMachine().createTargetMachine();
   ASSERT_TRUE(static_cast<bool>(tm)) << llvm::toString(tm.takeError());
   for (const MathTarget &t : targets())
@@ -357,8 +379,8 @@ TEST(MathCode, NoCallsInIrOrMachineCode) {
           bool inlineIntrinsic = id == llvm::Intrinsic::fabs || id == llvm::Intrinsic::copysign ||
                                  id == llvm::Intrinsic::sqrt ||
                                  (id == llvm::Intrinsic::fma && t.has_fma);
-          EXPECT_TRUE(inlineIntrinsic) << name << " W=" << w << " calls "
-                                       << call->getCalledFunction()->getName().str();
+          EXPECT_TRUE(inlineIntrinsic)
+              << name << " W=" << w << " calls " << call->getCalledFunction()->getName().str();
         }
         m->setDataLayout((*tm)->createDataLayout());
         llvm::SmallString<0> asmText;

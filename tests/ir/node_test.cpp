@@ -14,9 +14,15 @@ const Dim C = Dim::C();
 const Param kX{"x", ParamKind::RowTensor, DType::F32, C};
 const Param kS{"s", ParamKind::Scalar, DType::F32, 0};
 
-Expr x() { return ir::load(0, kX, 0, C); }
-Expr f32(double v) { return ir::constant(DType::F32, v); }
-Expr i32(double v) { return ir::constant(DType::I32, v); }
+Expr x() {
+  return ir::load(0, kX, 0, C);
+}
+Expr f32(double v) {
+  return ir::constant(DType::F32, v);
+}
+Expr i32(double v) {
+  return ir::constant(DType::I32, v);
+}
 
 // The Error(Kind::Verify) message `make` throws, or "no error".
 std::string errorOf(const std::function<void()> &make) {

@@ -17,7 +17,6 @@ namespace lanejit {
 namespace {
 
 const Dim C = Dim::C();
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const double kEps = static_cast<double>(1e-5f); // the programs' f32 epsilon
 
 using Row = std::vector<float>;
@@ -59,13 +58,13 @@ TEST(Reference, RopeByHand) {
   auto out = run(library::rope(), {{{1, 2, 3, 4}}, {{0.5f, 0.25f}}, {{0.75f, -1}}}, {1, 4});
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(rowOf(out[0], 0), (std::vector<double>{1 * 0.5 - 3 * 0.75, 2 * 0.25 - 4 * -1.0,
-                                                  1 * 0.75 + 3 * 0.5, 2 * -1.0 + 4 * 0.25}));
+                                                   1 * 0.75 + 3 * 0.5, 2 * -1.0 + 4 * 0.25}));
 }
 
 TEST(Reference, LayerNormByHand) {
   // mean 2.5, centered [-1.5 -0.5 0.5 1.5], biased variance 1.25.
-  auto out = run(library::layerNorm(), {{{1, 2, 3, 4}}, {{1, 2, 1, 2}}, {{0.5f, 0, 0, -1}}},
-                 {1, 4});
+  auto out =
+      run(library::layerNorm(), {{{1, 2, 3, 4}}, {{1, 2, 1, 2}}, {{0.5f, 0, 0, -1}}}, {1, 4});
   double inv = 1 / std::sqrt(1.25 + kEps);
   std::vector<double> want = {-1.5 * inv * 1 + 0.5, -0.5 * inv * 2, 0.5 * inv * 1,
                               1.5 * inv * 2 - 1};
@@ -255,7 +254,7 @@ TEST(Reference, InputsAreCheckedAgainstTheShape) {
   const float *d = data.data();
   Program rope = library::rope();
   EXPECT_EQ(bindErrorOf(rope, {BufferRef::matrix(d, 2, 4), BufferRef::matrix(d, 2, 2)}, {2, 4}),
-            "program 'rope' expects 3 inputs, got 2");
+            "program 'rope' expects 3 inputs (x, cos, sin), got 2");
   EXPECT_EQ(bindErrorOf(rope,
                         {BufferRef::matrix(d, 2, 4), BufferRef::matrix(d, 2, 3),
                          BufferRef::matrix(d, 2, 2)},

@@ -36,7 +36,9 @@ Shape bind(const Program &p, const Refs &inputs, const Refs &outputs) {
   return bindShape(p, inputs, outputs);
 }
 
-bool operator==(Shape a, Shape b) { return a.rows == b.rows && a.cols == b.cols; }
+bool operator==(Shape a, Shape b) {
+  return a.rows == b.rows && a.cols == b.cols;
+}
 
 TEST(Bind, InfersRowsAndColumns) {
   Program rope = library::rope();
@@ -98,7 +100,7 @@ TEST(Bind, WrongBufferCounts) {
   EXPECT_EQ(errorOf(rope, {mat(2, 4), mat(2, 2)}, {mat(2, 4)}),
             "program 'rope' expects 3 inputs (x, cos, sin), got 2");
   EXPECT_EQ(errorOf(rope, {mat(2, 4), mat(2, 2), mat(2, 2)}, {mat(2, 4), mat(2, 4)}),
-            "program 'rope' expects 1 outputs (y), got 2");
+            "program 'rope' expects 1 output (y), got 2");
 }
 
 TEST(Bind, WrongColumnsOrRows) {
@@ -141,9 +143,9 @@ TEST(Bind, NullData) {
   Program swiglu = library::swiglu();
   EXPECT_EQ(errorOf(swiglu, {mat(4, 12), mat(4, 12)}, {BufferRef::matrix(nullptr, 4, 12)}),
             "output 'y': null data pointer");
-  EXPECT_EQ(errorOf(library::layerNorm(), {mat(2, 8), BufferRef::vector(nullptr, 8), mat(1, 8)},
-                    {}),
-            "input 'gamma': null data pointer");
+  EXPECT_EQ(
+      errorOf(library::layerNorm(), {mat(2, 8), BufferRef::vector(nullptr, 8), mat(1, 8)}, {}),
+      "input 'gamma': null data pointer");
   ProgramBuilder b("scaled");
   Expr x = b.rows("x"), s = b.scalar("s");
   b.output("y", x * s);

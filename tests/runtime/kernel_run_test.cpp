@@ -148,3 +148,24 @@ TEST(KernelRun, BlockSizesDoNotChangeBits) {
 
 } // namespace
 } // namespace lanejit
+
+namespace lanejit {
+namespace {
+
+TEST(KernelRun, RejectsColumnRangesThatAreNotIntegersForTheBoundC) {
+  // Nothing declares a C/2 buffer, so only the slice depends on C/2.
+  ProgramBuilder b("half");
+  Expr x = b.rows("x");
+  b.output("y", x + sum(x.cols(0, Dim::C() / 2)));
+  Kernel k = compile(b.build());
+  std::vector<float> x1(3 * 5), y(3 * 5);
+  try {
+    k.run({BufferRef::matrix(x1.data(), 3, 5)}, {BufferRef::matrix(y.data(), 3, 5)});
+    ADD_FAILURE() << "C = 5 accepted for a C/2 slice";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("C/2 is not an integer"), std::string::npos) << e.what();
+  }
+}
+
+} // namespace
+} // namespace lanejit

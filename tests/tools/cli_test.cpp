@@ -134,8 +134,9 @@ TEST_F(Cli, RunsATextProgramOnNpyFiles) {
 
 TEST_F(Cli, RunsALibraryProgramWithFlags) {
   check::Case c = check::makeCase(library::rope(), {3, 38});
+  // Flags may come before PROGRAM: each --in takes exactly one value.
   Result result =
-      run("run lib:rope" + saveInputs(c) + " --out y=" + path("y.npy") + " --lanes 4 --no-spec");
+      run("run --lanes 4 --no-spec" + saveInputs(c) + " lib:rope --out y=" + path("y.npy"));
   ASSERT_EQ(result.exit_code, 0) << result.err;
   expectOutputMatches(c, 0, path("y.npy"));
 }

@@ -15,22 +15,7 @@ bool isIdentChar(char c) {
   return isIdentStart(c) || isDigit(c) || c == '.';
 }
 bool isPunct(char c) {
-  switch (c) {
-  case '{':
-  case '}':
-  case '[':
-  case ']':
-  case '(':
-  case ')':
-  case ':':
-  case ',':
-  case '=':
-  case '+':
-  case '-':
-  case '*':
-  case '/': return true;
-  default: return false;
-  }
+  return c != '\0' && std::string_view("{}[]():,=+-*/").find(c) != std::string_view::npos;
 }
 
 std::string hexByte(unsigned char c) {
@@ -143,72 +128,10 @@ Token Lexer::scan() {
     advance(end - start);
     return t;
   }
-  if (isDigit(c)) {
-    size_t end = start;
-    while (isDigit(at(end)))
-      ++end;
-    t.kind = Tok::Integer;
-    if (at(end) == '.' && isDigit(at(end + 1))) {
-      t.kind = Tok::Float;
-      end += 1;
-      while (isDigit(at(end)))
-        ++end;
-    }
-    if (at(end) == 'e' || at(end) == 'E') {
-      size_t e = end + 1;
-      if (at(e) == '+' || at(e) == '-')
-        ++e;
-      if (isDigit(at(e))) {
-        t.kind = Tok::Float;
-        end = e;
-        while (isDigit(at(end)))
-          ++end;
-      }
-    }
-    if (end < in_.size() && isIdentChar(in_[end])) {
-      size_t bad = end;
-      while (bad < in_.size() && isIdentChar(in_[bad]))
-        ++bad;
-      fail(pos_, "malformed number '" + std::string(in_.substr(start, bad - start)) +
-                     "' (write products as 3*C)");
-    }
-    t.text = std::string(in_.substr(start, end - start));
-    advance(end - start);
-    return t;
-  }
-  if (c == '"') {
-    Pos open = pos_;
-    size_t i = start + 1;
-    std::string decoded;
-    for (;;) {
-      if (i >= in_.size() || in_[i] == '\n')
-        fail(open, "unterminated string");
-      char d = in_[i];
-      if (d == '"')
-        break;
-      if (d != '\\') {
-        decoded += d;
-        ++i;
-        continue;
-      }
-      char e = at(i + 1);
-      if (i + 1 < in_.size() && (e == '"' || e == '\\')) {
-        decoded += e;
-        i += 2;
-      } else if (i + 1 < in_.size() && e == 'x' && i + 3 < in_.size() &&
-                 hexValue(in_[i + 2]) >= 0 && hexValue(in_[i + 3]) >= 0) {
-        decoded += static_cast<char>(hexValue(in_[i + 2]) * 16 + hexValue(in_[i + 3]));
-        i += 4;
-      } else {
-        advance(i - start);
-        fail(pos_, "unknown escape in string (use \\\" \\\\ or \\xHH)");
-      }
-    }
-    t.kind = Tok::String;
-    t.text = std::move(decoded);
-    advance(i + 1 - start);
-    return t;
-  }
+  if (isDigit(c))
+    return scanNumber(std::move(t));
+  if (c == '"')
+    return scanString(std::move(t));
   if (isPunct(c)) {
     t.kind = Tok::Punct;
     t.text = std::string(1, c);
@@ -216,6 +139,71 @@ Token Lexer::scan() {
     return t;
   }
   fail(pos_, "unexpected character '" + showChar(c) + "'");
+}
+
+// [0-9]+ ('.' [0-9]+)? ([eE] [+-]? [0-9]+)? not followed by a name character.
+Token Lexer::scanNumber(Token t) {
+  size_t start = offset_, end = offset_;
+  while (isDigit(at(end)))
+    ++end;
+  t.kind = Tok::Integer;
+  if (at(end) == '.' && isDigit(at(end + 1))) {
+    t.kind = Tok::Float;
+    for (end += 1; isDigit(at(end));)
+      ++end;
+  }
+  if (at(end) == 'e' || at(end) == 'E') {
+    size_t e = end + 1;
+    if (at(e) == '+' || at(e) == '-')
+      ++e;
+    if (isDigit(at(e))) {
+      t.kind = Tok::Float;
+      for (end = e; isDigit(at(end));)
+        ++end;
+    }
+  }
+  if (end < in_.size() && isIdentChar(in_[end])) {
+    size_t bad = end;
+    while (bad < in_.size() && isIdentChar(in_[bad]))
+      ++bad;
+    fail(pos_, "malformed number '" + std::string(in_.substr(start, bad - start)) +
+                   "' (write products as 3*C)");
+  }
+  t.text = std::string(in_.substr(start, end - start));
+  advance(end - start);
+  return t;
+}
+
+// "..." on one line, with \" \\ and \xHH escapes; the token holds the bytes.
+Token Lexer::scanString(Token t) {
+  size_t start = offset_, i = offset_ + 1;
+  for (;;) {
+    if (i >= in_.size() || in_[i] == '\n')
+      fail(t.pos, "unterminated string");
+    char d = in_[i];
+    if (d == '"')
+      break;
+    if (d != '\\') {
+      t.text += d;
+      ++i;
+      continue;
+    }
+    char e = at(i + 1);
+    if (i + 1 < in_.size() && (e == '"' || e == '\\')) {
+      t.text += e;
+      i += 2;
+    } else if (e == 'x' && i + 3 < in_.size() && hexValue(in_[i + 2]) >= 0 &&
+               hexValue(in_[i + 3]) >= 0) {
+      t.text += static_cast<char>(hexValue(in_[i + 2]) * 16 + hexValue(in_[i + 3]));
+      i += 4;
+    } else {
+      advance(i - start);
+      fail(pos_, "unknown escape in string (use \\\" \\\\ or \\xHH)");
+    }
+  }
+  t.kind = Tok::String;
+  advance(i + 1 - start);
+  return t;
 }
 
 std::string describe(const Token &token) {

@@ -55,6 +55,8 @@ public:
 
 private:
   Token scan();
+  Token scanNumber(Token t);
+  Token scanString(Token t);
   char at(size_t i) const { return i < in_.size() ? in_[i] : '\0'; }
   void advance(size_t n);
 

@@ -51,7 +51,7 @@ bool hostHas(const char *feature) {
 llvm::orc::JITTargetMachineBuilder hostMachine() {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
-  llvm::orc::JITTargetMachineBuilder jtmb(llvm::Triple(llvm::sys::getProcessTriple()));
+  llvm::orc::JITTargetMachineBuilder jtmb{llvm::Triple(llvm::sys::getProcessTriple())};
   jtmb.setCPU(llvm::sys::getHostCPUName().str());
   jtmb.addFeatures(hostFeatures());
   jtmb.setCodeGenOptLevel(llvm::CodeGenOpt::Default);

@@ -161,6 +161,21 @@ TEST(RoundTrip, EveryNodeKindAndDeclarationShape) {
   expectRoundTrip(p);
 }
 
+TEST(RoundTrip, EveryDimShape) {
+  // Signs, zero parts, fractions: each Dim::str() form reads back exactly.
+  for (int64_t a = -3; a <= 3; ++a) {
+    for (int64_t b = -4; b <= 4; ++b) {
+      for (int64_t d = 1; d <= 4; ++d) {
+        Dim dim = Dim::affine(a, b, d);
+        SCOPED_TRACE(dim.str());
+        expectRoundTrip(unaryProgram("dims", [&](Expr x) {
+          return ir::binary(BinaryOp::Add, x, ir::unary(UnaryOp::ToF32, ir::dimValue(dim)));
+        }));
+      }
+    }
+  }
+}
+
 TEST(RoundTrip, WritesInAnOrderUnlikeTheirNodes) {
   Program p = unaryProgram("order", [](Expr x) { return x; });
   p.outputs.push_back({"z", DType::F32, C});

@@ -3,6 +3,8 @@
 #include <lanejit/dsl.h>
 #include <lanejit/error.h>
 
+#include "support/testing.h"
+
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -11,16 +13,6 @@ namespace lanejit {
 namespace {
 
 const Dim C = Dim::C();
-
-std::string errorOf(const std::function<void()> &make) {
-  try {
-    make();
-  } catch (const Error &e) {
-    EXPECT_EQ(e.kind(), Error::Kind::Verify);
-    return e.what();
-  }
-  return "no error";
-}
 
 TEST(Dsl, DeclarationsLoadWholeInputs) {
   ProgramBuilder b("decl");
@@ -45,7 +37,7 @@ TEST(Dsl, DeclarationsLoadWholeInputs) {
 TEST(Dsl, DuplicateInputNameIsRejected) {
   ProgramBuilder b("dup");
   b.rows("x");
-  EXPECT_EQ(errorOf([&] { b.columns("x"); }), "program 'dup': input 'x' is declared twice");
+  EXPECT_EQ(test::verifyErrorOf([&] { b.columns("x"); }), "program 'dup': input 'x' is declared twice");
 }
 
 TEST(Dsl, OperatorsBuildBinaryNodesInOrder) {
@@ -93,12 +85,12 @@ TEST(Dsl, LiteralsTakeTheOtherOperandsType) {
 TEST(Dsl, InexactLiteralsAreRejected) {
   ProgramBuilder b("lit");
   Expr x = b.rows("x");
-  EXPECT_EQ(errorOf([&] { x * 0.1; }),
+  EXPECT_EQ(test::verifyErrorOf([&] { x * 0.1; }),
             "literal 0.10000000000000001 is not exactly an f32; write it as a float literal "
             "(with an f suffix)");
-  EXPECT_EQ(errorOf([&] { x * 0.1f; }), "no error");
-  EXPECT_EQ(errorOf([] { col() + 1.5; }), "literal 1.5 next to an i32 operand is not an i32");
-  EXPECT_EQ(errorOf([&] { (x < 0.0) + 1.0; }),
+  EXPECT_EQ(test::verifyErrorOf([&] { x * 0.1f; }), "no error");
+  EXPECT_EQ(test::verifyErrorOf([] { col() + 1.5; }), "literal 1.5 next to an i32 operand is not an i32");
+  EXPECT_EQ(test::verifyErrorOf([&] { (x < 0.0) + 1.0; }),
             "literal 1: the other operand is bool, not a number");
 }
 
@@ -162,10 +154,10 @@ TEST(Dsl, BuildVerifies) {
   ProgramBuilder b("gap");
   Expr x = b.rows("x");
   b.write("y", 0, x.cols(0, C / 2));
-  EXPECT_EQ(errorOf([&] { b.build(); }), "output 'y': columns [C/2, C) are never written");
+  EXPECT_EQ(test::verifyErrorOf([&] { b.build(); }), "output 'y': columns [C/2, C) are never written");
   ProgramBuilder i("int");
   i.output("y", col());
-  EXPECT_EQ(errorOf([&] { i.build(); }),
+  EXPECT_EQ(test::verifyErrorOf([&] { i.build(); }),
             "write #0 to output 'y': value type i32 does not match the output's f32");
 }
 

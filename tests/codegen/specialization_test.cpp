@@ -4,17 +4,12 @@
 #include <lanejit/kernel.h>
 #include <lanejit/library.h>
 
+#include "support/testing.h"
+
 #include <gtest/gtest.h>
 
 namespace lanejit {
 namespace {
-
-size_t count(const std::string &text, const std::string &needle) {
-  size_t n = 0;
-  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
-    ++n;
-  return n;
-}
 
 Kernel compileRope(bool spec) {
   CompileOptions o;
@@ -29,10 +24,10 @@ TEST(Specialization, RopeFullPacketsAreUnmasked) {
   EXPECT_EQ(k.stats().masked_bodies, 1);
   std::string ir = k.dump("llvm-unoptimized");
   // The tail reads x[:h], x[h:], cos, sin masked and writes two halves masked.
-  EXPECT_EQ(count(ir, "call <16 x float> @llvm.masked.load"), 4u) << ir;
-  EXPECT_EQ(count(ir, "call void @llvm.masked.store"), 2u) << ir;
-  EXPECT_EQ(count(ir, "load <16 x float>, ptr"), 4u) << ir;
-  EXPECT_EQ(count(ir, "store <16 x float>"), 2u) << ir;
+  EXPECT_EQ(test::countOccurrences(ir, "call <16 x float> @llvm.masked.load"), 4u) << ir;
+  EXPECT_EQ(test::countOccurrences(ir, "call void @llvm.masked.store"), 2u) << ir;
+  EXPECT_EQ(test::countOccurrences(ir, "load <16 x float>, ptr"), 4u) << ir;
+  EXPECT_EQ(test::countOccurrences(ir, "store <16 x float>"), 2u) << ir;
 }
 
 TEST(Specialization, OffMasksEveryPacket) {
@@ -40,16 +35,16 @@ TEST(Specialization, OffMasksEveryPacket) {
   EXPECT_EQ(k.stats().dense_bodies, 0);
   EXPECT_EQ(k.stats().masked_bodies, 2);
   std::string ir = k.dump("llvm-unoptimized");
-  EXPECT_EQ(count(ir, "call <16 x float> @llvm.masked.load"), 8u) << ir;
-  EXPECT_EQ(count(ir, "load <16 x float>, ptr"), 0u) << ir;
+  EXPECT_EQ(test::countOccurrences(ir, "call <16 x float> @llvm.masked.load"), 8u) << ir;
+  EXPECT_EQ(test::countOccurrences(ir, "load <16 x float>, ptr"), 0u) << ir;
 }
 
 TEST(Specialization, OptimisedDenseLoopHasNoMaskedMemoryOps) {
   // After LLVM's pipeline the masked operations that remain are the tail's.
   std::string on = compileRope(true).dump("llvm");
-  EXPECT_EQ(count(on, "call <16 x float> @llvm.masked.load"), 4u) << on;
+  EXPECT_EQ(test::countOccurrences(on, "call <16 x float> @llvm.masked.load"), 4u) << on;
   std::string asmText = compileRope(true).dump("asm");
-  EXPECT_EQ(count(asmText, "call"), 0u) << "no calls in the kernel: math is inline";
+  EXPECT_EQ(test::countOccurrences(asmText, "call"), 0u) << "no calls in the kernel: math is inline";
 }
 
 TEST(Specialization, ReductionsUseIndependentAccumulators) {
@@ -64,7 +59,7 @@ TEST(Specialization, ReductionsUseIndependentAccumulators) {
 TEST(Specialization, MathIsInlineWithoutCalls) {
   for (const char *name : {"swiglu", "gelu_residual", "masked_softmax"}) {
     std::string asmText = compile(library::byName(name)).dump("asm");
-    EXPECT_EQ(count(asmText, "\tcall"), 0u) << name << ":\n" << asmText;
+    EXPECT_EQ(test::countOccurrences(asmText, "\tcall"), 0u) << name << ":\n" << asmText;
   }
 }
 

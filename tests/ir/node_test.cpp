@@ -3,6 +3,8 @@
 #include <lanejit/error.h>
 #include <lanejit/ir.h>
 
+#include "support/testing.h"
+
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -22,17 +24,6 @@ Expr f32(double v) {
 }
 Expr i32(double v) {
   return ir::constant(DType::I32, v);
-}
-
-// The Error(Kind::Verify) message `make` throws, or "no error".
-std::string errorOf(const std::function<void()> &make) {
-  try {
-    make();
-  } catch (const Error &e) {
-    EXPECT_EQ(e.kind(), Error::Kind::Verify);
-    return e.what();
-  }
-  return "no error";
 }
 
 TEST(Node, ElementwiseBroadcastsRowUniformOperands) {
@@ -72,45 +63,45 @@ TEST(Node, StructurallyEqualNodesHashEqual) {
 }
 
 TEST(Node, TypeMismatchIsRejected) {
-  EXPECT_EQ(errorOf([] { ir::binary(BinaryOp::Add, x(), i32(1)); }),
+  EXPECT_EQ(test::verifyErrorOf([] { ir::binary(BinaryOp::Add, x(), i32(1)); }),
             "add: operand types f32 and i32 differ");
-  EXPECT_EQ(errorOf([] { ir::binary(BinaryOp::Mod, x(), f32(2)); }),
+  EXPECT_EQ(test::verifyErrorOf([] { ir::binary(BinaryOp::Mod, x(), f32(2)); }),
             "mod: operands must be i32, not f32");
-  EXPECT_EQ(errorOf([] { ir::unary(UnaryOp::Exp, ir::rowIndex()); }),
+  EXPECT_EQ(test::verifyErrorOf([] { ir::unary(UnaryOp::Exp, ir::rowIndex()); }),
             "exp: operand must be f32, not i32");
-  EXPECT_EQ(errorOf([] { ir::unary(UnaryOp::Not, x()); }), "not: operand must be bool, not f32");
-  EXPECT_EQ(errorOf([] { ir::select(x(), x(), x()); }), "select: condition must be bool, not f32");
-  EXPECT_EQ(errorOf([] { ir::fma(i32(1), i32(2), i32(3)); }), "fma: operands must be f32, not i32");
+  EXPECT_EQ(test::verifyErrorOf([] { ir::unary(UnaryOp::Not, x()); }), "not: operand must be bool, not f32");
+  EXPECT_EQ(test::verifyErrorOf([] { ir::select(x(), x(), x()); }), "select: condition must be bool, not f32");
+  EXPECT_EQ(test::verifyErrorOf([] { ir::fma(i32(1), i32(2), i32(3)); }), "fma: operands must be f32, not i32");
 }
 
 TEST(Node, LengthMismatchIsRejected) {
-  EXPECT_EQ(errorOf([] { ir::binary(BinaryOp::Add, x(), x().cols(0, C / 2)); }),
+  EXPECT_EQ(test::verifyErrorOf([] { ir::binary(BinaryOp::Add, x(), x().cols(0, C / 2)); }),
             "add: operand lengths [C] and [C/2] differ (elementwise operands must have equal "
             "column counts)");
 }
 
 TEST(Node, ReduceNeedsAColumnVector) {
-  EXPECT_EQ(errorOf([] { ir::reduce(ReduceOp::Sum, f32(1)); }),
+  EXPECT_EQ(test::verifyErrorOf([] { ir::reduce(ReduceOp::Sum, f32(1)); }),
             "reduce.sum: operand is row-uniform; reductions take a column vector");
-  EXPECT_EQ(errorOf([] { ir::reduce(ReduceOp::Max, ir::colIndex(0, C)); }),
+  EXPECT_EQ(test::verifyErrorOf([] { ir::reduce(ReduceOp::Max, ir::colIndex(0, C)); }),
             "reduce.max: operand must be f32, not i32");
 }
 
 TEST(Node, ConstantsMustBeExact) {
-  EXPECT_EQ(errorOf([] { f32(0.1); }), "const: value 0.100000 is not exactly an f32");
-  EXPECT_EQ(errorOf([] { i32(1.5); }), "const: value 1.500000 is not an i32");
-  EXPECT_EQ(errorOf([] { ir::constant(DType::Bool, 2); }), "const: bool value must be 0 or 1");
-  EXPECT_EQ(errorOf([] { f32(0.1f); }), "no error");
+  EXPECT_EQ(test::verifyErrorOf([] { f32(0.1); }), "const: value 0.100000 is not exactly an f32");
+  EXPECT_EQ(test::verifyErrorOf([] { i32(1.5); }), "const: value 1.500000 is not an i32");
+  EXPECT_EQ(test::verifyErrorOf([] { ir::constant(DType::Bool, 2); }), "const: bool value must be 0 or 1");
+  EXPECT_EQ(test::verifyErrorOf([] { f32(0.1f); }), "no error");
 }
 
 TEST(Node, SlicesAndLoadsCheckTheirOperands) {
-  EXPECT_EQ(errorOf([] { ir::slice(x(), 0, C + 1); }),
+  EXPECT_EQ(test::verifyErrorOf([] { ir::slice(x(), 0, C + 1); }),
             "slice: end C+1 may exceed the operand's length C");
-  EXPECT_EQ(errorOf([] { ir::slice(f32(1), 0, 1); }),
+  EXPECT_EQ(test::verifyErrorOf([] { ir::slice(f32(1), 0, 1); }),
             "slice: operand is row-uniform and has no columns to slice");
-  EXPECT_EQ(errorOf([] { ir::load(0, kS, 0, C); }),
+  EXPECT_EQ(test::verifyErrorOf([] { ir::load(0, kS, 0, C); }),
             "load: input 's' is a scalar and has no columns");
-  EXPECT_EQ(errorOf([] { ir::loadScalar(0, kX); }),
+  EXPECT_EQ(test::verifyErrorOf([] { ir::loadScalar(0, kX); }),
             "load: input 'x' is a row tensor; give a column range");
 }
 

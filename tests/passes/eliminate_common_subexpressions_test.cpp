@@ -4,17 +4,12 @@
 
 #include "passes/eliminate_common_subexpressions.h"
 
+#include "support/testing.h"
+
 #include <gtest/gtest.h>
 
 namespace lanejit {
 namespace {
-
-size_t countLines(const std::string &text, const std::string &needle) {
-  size_t n = 0;
-  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
-    ++n;
-  return n;
-}
 
 TEST(Cse, MergesStructurallyEqualSubtrees) {
   // x*x built twice, as two distinct node objects.
@@ -28,13 +23,13 @@ TEST(Cse, MergesStructurallyEqualSubtrees) {
   p.outputs = {Output{"y"}};
   p.writes = {Write{0, 0, Dim::C(), ir::binary(BinaryOp::Add, sq1, sq2)}};
   std::string beforeText = print(p);
-  ASSERT_EQ(countLines(beforeText, "= load x"), 2u) << beforeText;
-  ASSERT_EQ(countLines(beforeText, "= mul"), 2u) << beforeText;
+  ASSERT_EQ(test::countOccurrences(beforeText, "= load x"), 2u) << beforeText;
+  ASSERT_EQ(test::countOccurrences(beforeText, "= mul"), 2u) << beforeText;
 
   std::string after = print(passes::eliminateCommonSubexpressions(p));
-  EXPECT_EQ(countLines(after, "= load x"), 1u) << after;
-  EXPECT_EQ(countLines(after, "= mul"), 1u) << after;
-  EXPECT_EQ(countLines(after, "= add"), 1u) << after;
+  EXPECT_EQ(test::countOccurrences(after, "= load x"), 1u) << after;
+  EXPECT_EQ(test::countOccurrences(after, "= mul"), 1u) << after;
+  EXPECT_EQ(test::countOccurrences(after, "= add"), 1u) << after;
 }
 
 TEST(Cse, KeepsDifferentLoadsApart) {

@@ -1,6 +1,8 @@
 // GoogleTest helpers: running a kernel on a checked case and sweeping shapes.
 #include "support/testing.h"
 
+#include <lanejit/error.h>
+
 #include <sstream>
 
 namespace lanejit::test {
@@ -57,6 +59,23 @@ std::vector<Shape> sweepShapes(int max_lanes, int64_t multiple) {
   for (int64_t cols : sweepColumns(max_lanes, multiple))
     shapes.push_back({kRows[i++ % std::size(kRows)], cols});
   return shapes;
+}
+
+std::string verifyErrorOf(const std::function<void()> &make) {
+  try {
+    make();
+  } catch (const Error &e) {
+    EXPECT_EQ(e.kind(), Error::Kind::Verify);
+    return e.what();
+  }
+  return "no error";
+}
+
+size_t countOccurrences(const std::string &text, const std::string &needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
+    ++n;
+  return n;
 }
 
 } // namespace lanejit::test

@@ -14,6 +14,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 namespace lanejit::test {
@@ -38,5 +40,11 @@ compileAndCheck(const Program &program, Shape shape,
 std::vector<int64_t> sweepColumns(int max_lanes = 16, int64_t multiple = 1);
 // sweepColumns paired with a cycle of row counts (1, 2, 3, 5, 17).
 std::vector<Shape> sweepShapes(int max_lanes = 16, int64_t multiple = 1);
+
+// The message of the Error(Kind::Verify) that `make` throws, or "no error".
+std::string verifyErrorOf(const std::function<void()> &make);
+
+// How many times `needle` occurs in `text`.
+size_t countOccurrences(const std::string &text, const std::string &needle);
 
 } // namespace lanejit::test

@@ -208,3 +208,22 @@ TEST(Verify, EveryProblemIsReportedAndThrownTogether) {
 
 } // namespace
 } // namespace lanejit
+
+namespace lanejit {
+namespace {
+
+TEST(Verify, BoundsTheNumberOfWritesPerOutput) {
+  Program p;
+  p.name = "many";
+  p.inputs = {Param{"x"}};
+  p.outputs = {Output{"y", DType::F32, Dim(2000)}};
+  Expr one = ir::constant(DType::F32, 1);
+  for (int64_t c = 0; c < 2000; ++c)
+    p.writes.push_back(Write{0, c, 1, one});
+  std::vector<std::string> problems = verify(p);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0], "output 'y': 2000 writes; at most 1024 are supported");
+}
+
+} // namespace
+} // namespace lanejit

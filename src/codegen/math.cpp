@@ -20,24 +20,30 @@ using llvm::Value;
 
 // Builds the per-lane operations for one value type: `float` or `<W x float>`.
 // Constants are splats, so the emitted code is the same for every width.
+// Clears the builder's fast-math flags while it lives: a caller's flags
+// must not leak into (and change the bits of) these sequences.
 class Ops {
 public:
   Ops(llvm::IRBuilder<> &b, Value *x, const MathTarget &t)
-      : b_(b), t_(t), f_(x->getType()), i_(intType(x->getType())) {}
+      : ir(b), guard_(b), t_(t), f_(x->getType()), i_(intType(x->getType())) {
+    b.clearFastMathFlags();
+  }
+
+  llvm::IRBuilder<> &ir;
 
   Value *c(float v) const { return llvm::ConstantFP::get(f_, v); }
   Value *ci(int32_t v) const { return llvm::ConstantInt::get(i_, static_cast<uint32_t>(v), true); }
-  Value *bits(Value *v) const { return b_.CreateBitCast(v, i_); }
-  Value *real(Value *v) const { return b_.CreateBitCast(v, f_); }
+  Value *bits(Value *v) const { return ir.CreateBitCast(v, i_); }
+  Value *real(Value *v) const { return ir.CreateBitCast(v, f_); }
 
-  Value *add(Value *x, Value *y) const { return b_.CreateFAdd(x, y); }
-  Value *sub(Value *x, Value *y) const { return b_.CreateFSub(x, y); }
-  Value *mul(Value *x, Value *y) const { return b_.CreateFMul(x, y); }
-  Value *div(Value *x, Value *y) const { return b_.CreateFDiv(x, y); }
+  Value *add(Value *x, Value *y) const { return ir.CreateFAdd(x, y); }
+  Value *sub(Value *x, Value *y) const { return ir.CreateFSub(x, y); }
+  Value *mul(Value *x, Value *y) const { return ir.CreateFMul(x, y); }
+  Value *div(Value *x, Value *y) const { return ir.CreateFDiv(x, y); }
   // x * y + z: one rounding with FMA, two without.
   Value *mulAdd(Value *x, Value *y, Value *z) const {
     if (t_.has_fma)
-      return b_.CreateIntrinsic(llvm::Intrinsic::fma, {f_}, {x, y, z});
+      return ir.CreateIntrinsic(llvm::Intrinsic::fma, {f_}, {x, y, z});
     return add(mul(x, y), z);
   }
   // Horner's rule, coefficients from the highest degree down.
@@ -49,14 +55,12 @@ public:
     return acc;
   }
   bool fused() const { return t_.has_fma; }
-  Value *fabs(Value *x) const { return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x); }
+  Value *fabs(Value *x) const { return ir.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x); }
   Value *copysign(Value *mag, Value *sign) const {
-    return b_.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, mag, sign);
+    return ir.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, mag, sign);
   }
   // select(cmp, y, x): keeps x (including NaN) wherever the compare is false.
-  Value *pick(Value *cmp, Value *y, Value *x) const { return b_.CreateSelect(cmp, y, x); }
-
-  llvm::IRBuilder<> &b_;
+  Value *pick(Value *cmp, Value *y, Value *x) const { return ir.CreateSelect(cmp, y, x); }
 
 private:
   static llvm::Type *intType(llvm::Type *f) {
@@ -66,6 +70,7 @@ private:
     return i32;
   }
 
+  llvm::IRBuilderBase::FastMathFlagGuard guard_;
   const MathTarget &t_;
   llvm::Type *f_;
   llvm::Type *i_;
@@ -78,7 +83,7 @@ constexpr float kLn2Lo = 0x1.7f7d1cp-20f;
 
 // e^x = e^r * 2^n with r = x - n * ln2, |r| <= ln2 / 2.
 Value *exp(const Ops &o, Value *x) {
-  llvm::IRBuilder<> &b = o.b_;
+  llvm::IRBuilder<> &b = o.ir;
   // Clamp so that n stays in [-150, 128]: beyond, the result is 0 or inf
   // anyway (e^-104 < 2^-150, e^88.8 > 2^128). NaN fails both compares.
   x = o.pick(b.CreateFCmpOGT(x, o.c(88.8f)), o.c(88.8f), x);
@@ -185,13 +190,15 @@ Value *emitSigmoid(llvm::IRBuilder<> &b, Value *x, const MathTarget &t) {
   return o.mulAdd(o.mul(q, d), inv, q);
 }
 
-Value *emitSqrt(llvm::IRBuilder<> &b, Value *x, const MathTarget &t) {
+Value *emitSqrt(llvm::IRBuilder<> &b, Value *x, const MathTarget &) {
+  llvm::IRBuilderBase::FastMathFlagGuard guard(b);
+  b.clearFastMathFlags();
   return b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);
 }
 
 Value *emitRsqrt(llvm::IRBuilder<> &b, Value *x, const MathTarget &t) {
   Ops o(b, x, t);
-  return o.div(o.c(1.0f), emitSqrt(b, x, t));
+  return o.div(o.c(1.0f), b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x));
 }
 
 } // namespace lanejit::codegen

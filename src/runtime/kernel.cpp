@@ -68,8 +68,8 @@ void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> o
       aliased = aliased || in.overlaps(outRanges[j]);
     if (!aliased)
       continue;
-    // Safe path: the kernel reads a private copy. (Issue: fusion-aware
-    // guards that prove exact in-place use safe will skip this copy.)
+    // Safe path: the kernel reads a private copy. Alias analysis that proves
+    // a traversal order safe under overlap (planned) will skip the copy.
     if (stagingArena.size() <= i)
       stagingArena.resize(i + 1);
     std::vector<float> &copy = stagingArena[i];

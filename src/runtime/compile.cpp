@@ -75,7 +75,10 @@ std::string entryName(const Program &program) {
   return name + "_" + std::to_string(counter++);
 }
 
-std::vector<std::pair<Dim, std::string>> dimsUsed(const lower::KernelPlan &plan) {
+// Every Dim of the user's program, with the node or write that uses it, as
+// numbered in the printed program. The lowered program's Dims are sums of
+// these, so when these are non-negative integers for C, so are they.
+std::vector<std::pair<Dim, std::string>> dimsUsed(const Program &program) {
   std::vector<std::pair<Dim, std::string>> dims;
   auto add = [&](const Dim &d, const std::string &what) {
     for (const auto &known : dims)
@@ -84,19 +87,15 @@ std::vector<std::pair<Dim, std::string>> dimsUsed(const lower::KernelPlan &plan)
     dims.emplace_back(d, what);
   };
   int number = 0;
-  forEachNode(plan.program, [&](const Expr &e) {
-    std::string what = "node %" + std::to_string(number++) + " of the lowered program";
+  forEachNode(program, [&](const Expr &e) {
+    std::string what = "node %" + std::to_string(number++);
     if (e->kind == NodeKind::Load || e->kind == NodeKind::ColIndex ||
         e->kind == NodeKind::Slice || e->kind == NodeKind::DimValue)
       add(e->begin, what);
     if (e->len)
       add(*e->len, what);
   });
-  for (size_t i = 0; i < plan.program.writes.size(); ++i) {
-    add(plan.program.writes[i].begin, "write #" + std::to_string(i));
-    add(plan.program.writes[i].len, "write #" + std::to_string(i));
-  }
-  return dims;
+  return dims; // writes' ranges are checked by bindShape
 }
 
 std::shared_ptr<const CompiledCode> build(const Program &program, const CompileOptions &options) {
@@ -104,7 +103,7 @@ std::shared_ptr<const CompiledCode> build(const Program &program, const CompileO
   Lowered l = lowerProgram(program, options);
   auto code = std::make_shared<CompiledCode>();
   code->lowered = l.plan.program;
-  code->dims = dimsUsed(l.plan);
+  code->dims = dimsUsed(program);
   auto ctx = std::make_unique<llvm::LLVMContext>();
   std::string entry = entryName(program);
   codegen::CodegenCounts counts;

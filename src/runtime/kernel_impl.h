@@ -16,7 +16,7 @@ namespace lanejit {
 struct CompiledCode {
   NativeEntry entry = nullptr;
   Program lowered; // after the pass pipeline
-  // Every column offset and count the code computes, with what uses it:
+  // Every column offset and count the program's nodes use, with the node:
   // each must be a non-negative integer for the bound C (checked per call,
   // since the entry's integer division would silently truncate).
   std::vector<std::pair<Dim, std::string>> dims;

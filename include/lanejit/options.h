@@ -14,9 +14,31 @@ namespace lanejit {
 struct CompileOptions {
   // Lanes per packet (4, 8 or 16 for f32); 0 picks the widest the target has.
   int lanes = 0;
+  // Pointwise fusion: chains of elementwise operations are computed in one
+  // pass over packets. Off: every elementwise result is materialized in the
+  // kernel's workspace and read back by its users.
+  bool fuse_pointwise = true;
+  // Reduction fusion: a reduction computes its operand expression inside its
+  // own traversal. Off: the operand is materialized first.
+  bool fuse_reductions = true;
+  // Output fusion: writes and reductions of equal length and depth share one
+  // traversal (RoPE writes both halves of y in one pass). Off: one traversal
+  // per write and per reduction.
+  bool fuse_outputs = true;
   // Full packets run a body compiled with the constant all-on mask; only the
   // tail runs the masked body. Off: every packet runs the masked body.
   bool specialize_full_packets = true;
+  // In-place proofs: an output that is exactly an input (same address and
+  // row stride) is read and written directly when the traversal order is
+  // proved safe. Off: every such pair takes the guarded safe path.
+  bool prove_in_place = true;
+  // Alias guards are evaluated once per entry call (they are launch-uniform).
+  // Off: evaluated again for every row.
+  bool hoist_guards = true;
+  // Packet bodies: emitted as helper functions and inlined or called by a
+  // cost rule (docs/architecture.md), or forced either way.
+  enum class Inline { CostRule, Always, Never };
+  Inline inline_packet_bodies = Inline::CostRule;
   // Rows per block, the unit of work handed to a thread.
   int block_rows = 32;
   // LLVM optimisation level for the JIT's pass pipeline (0-3).

@@ -46,7 +46,25 @@ int integer(const std::string &name, int lo, int hi, int fallback) {
 } // namespace
 
 CompileOptions CompileOptions::fromEnvironment(CompileOptions o) {
+  applySwitch("FUSE_POINTWISE", o.fuse_pointwise);
+  applySwitch("FUSE_REDUCTIONS", o.fuse_reductions);
+  applySwitch("FUSE_OUTPUTS", o.fuse_outputs);
   applySwitch("FULL_PACKET_SPECIALIZATION", o.specialize_full_packets);
+  applySwitch("PROVE_IN_PLACE", o.prove_in_place);
+  applySwitch("HOIST_GUARDS", o.hoist_guards);
+  // Inlining is three-way: enable forces inlining, disable forces helpers,
+  // neither leaves the cost rule; disable wins as everywhere.
+  {
+    bool forced = false, inlined = false;
+    if (const char *v = env("LANEJIT_ENABLE_INLINE_PACKET_BODIES");
+        v && truthy("LANEJIT_ENABLE_INLINE_PACKET_BODIES", v))
+      forced = inlined = true;
+    if (const char *v = env("LANEJIT_DISABLE_INLINE_PACKET_BODIES");
+        v && truthy("LANEJIT_DISABLE_INLINE_PACKET_BODIES", v))
+      forced = true, inlined = false;
+    if (forced)
+      o.inline_packet_bodies = inlined ? Inline::Always : Inline::Never;
+  }
   applySwitch("DUMP_PASSES", o.dump_passes);
   applySwitch("TIME_PASSES", o.time_passes);
   o.lanes = integer("LANEJIT_LANES", 0, 16, o.lanes);
@@ -68,7 +86,9 @@ CompileOptions CompileOptions::fromEnvironment() { return fromEnvironment(Compil
 
 std::string CompileOptions::key() const {
   std::ostringstream k;
-  k << "lanes=" << lanes << ";spec=" << specialize_full_packets
+  k << "lanes=" << lanes << ";fuse=" << fuse_pointwise << fuse_reductions << fuse_outputs
+    << ";spec=" << specialize_full_packets << ";inplace=" << prove_in_place
+    << ";hoist=" << hoist_guards << ";inline=" << static_cast<int>(inline_packet_bodies)
     << ";opt=" << opt_level << ";features=" << target_features << ";off=";
   for (const std::string &p : disabled_passes)
     k << p << ",";

@@ -132,6 +132,7 @@ struct NativeCall {
   NativeEntry entry = nullptr;
   std::vector<void *> buffers;
   std::vector<int64_t> strides;
+  check::GuardedBuffer workspace; // 64-byte aligned, touched once
   LaunchArgs args{};
   void operator()() const { entry(&args, 0, args.rows); }
 };
@@ -144,7 +145,11 @@ void bindNative(NativeCall &call, const Kernel &kernel, check::Case &c) {
       call.strides.push_back(b.rowStride());
     }
   }
-  call.args = LaunchArgs{call.buffers.data(), call.strides.data(), c.shape.rows, c.shape.cols};
+  int64_t ws = kernel.workspaceFloats(c.shape.cols);
+  call.workspace = check::GuardedBuffer(1, ws, ws);
+  call.workspace.fill(0);
+  call.args = LaunchArgs{call.buffers.data(), call.strides.data(), c.shape.rows, c.shape.cols,
+                         ws ? call.workspace.data() : nullptr};
 }
 
 struct Row {

@@ -14,6 +14,7 @@
 #include <lanejit/buffer.h>
 #include <lanejit/ir.h>
 #include <lanejit/options.h>
+#include <lanejit/report.h>
 
 #include <cstdint>
 #include <initializer_list>
@@ -28,7 +29,9 @@ struct LaunchArgs {
   void *const *buffers;       // inputs, then outputs, in declaration order
   const int64_t *row_strides; // elements, same order
   int64_t rows;
-  int64_t cols; // the bound C
+  int64_t cols;     // the bound C
+  float *workspace; // Kernel::workspaceFloats(cols) floats, 64-byte aligned;
+                    // may be null when that is 0. Private to one call.
 };
 using NativeEntry = void (*)(const LaunchArgs *args, int64_t row_begin,
                              int64_t row_end);
@@ -59,14 +62,20 @@ public:
   }
 
   // The compiled function itself, for callers that bind arguments once
-  // (benchmarks). It performs no checks: the caller guarantees what run()
-  // would check and that no input overlaps an output.
+  // (benchmarks). It performs none of run()'s checks: the caller guarantees
+  // shapes, strides and a workspace of workspaceFloats(cols) floats. It
+  // handles an input that is exactly an output (same address and row
+  // stride) itself; any other overlap between an input and an output must
+  // be staged by the caller, as run() does.
   NativeEntry nativeEntry() const;
+  int64_t workspaceFloats(int64_t cols) const;
 
   const Program &program() const;
   const CompileOptions &options() const;
   const CompileStats &stats() const;
-  // Textual stages kept for `lanejit dump`: "ir" (after passes), "llvm"
+  const CompileReport &report() const;
+  // Textual stages kept for `lanejit dump`: "ir" (after passes), "plan"
+  // (traversals, workspace, alias handling), "llvm-unoptimized", "llvm"
   // (optimised module), "asm".
   std::string dump(const std::string &stage) const;
 

@@ -56,6 +56,11 @@ struct CompileOptions {
   // malformed value.
   static CompileOptions fromEnvironment(CompileOptions base);
   static CompileOptions fromEnvironment();
+  // Boolean switches by their environment name (FUSE_POINTWISE, ...;
+  // docs/switches.md), for the CLI's --enable/--disable. Throws Error on an
+  // unknown name. INLINE_PACKET_BODIES forces inlining on or off.
+  void setSwitch(const std::string &name, bool on);
+  static std::vector<std::string> switchNames();
   // A stable, complete text form (part of the kernel cache key).
   std::string key() const;
 };

@@ -1,6 +1,7 @@
 #include "codegen/emit_kernel.h"
 
 #include "codegen/emit_ops.h"
+#include "codegen/emit_packet.h"
 
 #include <lanejit/error.h>
 
@@ -18,22 +19,17 @@ namespace {
 using analysis::Uniformity;
 using llvm::Value;
 
-// Where one packet sits and how it is masked.
-struct PacketContext {
-  lower::PacketKind kind;
-  Value *column = nullptr; // i64: first column of the packet within [0, len)
-  Value *mask = nullptr;   // <W x i1>, Masked only
-  std::unordered_map<const Node *, Value *> values;
-};
-
 class KernelEmitter {
 public:
   KernelEmitter(const lower::KernelPlan &plan, llvm::Module &module, const CodegenTarget &target)
       : plan_(plan), program_(plan.program), module_(module), ctx_(module.getContext()),
-        target_(target), b_(ctx_), launch_(ctx_), lanes_(plan.lanes) {}
+        target_(target), b_(ctx_), launch_(ctx_), lanes_(plan.lanes),
+        packets_(plan, target, counts_) {}
 
   llvm::Function *emit(const std::string &name, CodegenCounts *counts) {
+    name_ = name;
     createFunction(name);
+    prepareWorkspace();
     emitRowLoop();
     if (counts)
       *counts = counts_;
@@ -48,17 +44,8 @@ private:
     llvm::Type *i64 = b_.getInt64Ty();
     auto *type = llvm::FunctionType::get(b_.getVoidTy(), {ptr, i64, i64}, false);
     fn_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, module_);
-    fn_->addFnAttr(llvm::Attribute::NoUnwind);
     fn_->addFnAttr(llvm::Attribute::NoFree);
-    if (!target_.cpu.empty())
-      fn_->addFnAttr("target-cpu", target_.cpu);
-    if (!target_.features.empty())
-      fn_->addFnAttr("target-features", target_.features);
-    // Explicit packet types must stay whole registers (x86 may otherwise
-    // split 512-bit vectors into two 256-bit halves).
-    std::string width = std::to_string(lanes_ * 32);
-    fn_->addFnAttr("min-legal-vector-width", width);
-    fn_->addFnAttr("prefer-vector-width", width);
+    applyTargetAttributes(fn_);
 
     entry_ = llvm::BasicBlock::Create(ctx_, "entry", fn_);
     b_.SetInsertPoint(entry_);
@@ -69,11 +56,13 @@ private:
     rowBegin_->setName("row_begin");
     rowEnd_->setName("row_end");
 
-    // LaunchArgs: {ptr buffers, ptr row_strides, i64 rows, i64 cols}.
+    // LaunchArgs: {ptr buffers, ptr row_strides, i64 rows, i64 cols, ptr workspace}.
     Value *buffers = b_.CreateLoad(ptr, args, "buffers");
     Value *strides = b_.CreateLoad(ptr, b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), args, 8),
                                    "row_strides");
     cols_ = b_.CreateLoad(i64, b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), args, 24), "C");
+    workspace_ =
+        b_.CreateLoad(ptr, b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), args, 32), "workspace");
     size_t count = program_.inputs.size() + program_.outputs.size();
     for (size_t i = 0; i < count; ++i) {
       std::string n = bufferName(i);
@@ -84,6 +73,19 @@ private:
     // Launch-uniform values go before the entry's terminator, added last.
     launchEnd_ = b_.CreateUnreachable();
     launch_.SetInsertPoint(launchEnd_);
+  }
+
+  void applyTargetAttributes(llvm::Function *fn) {
+    fn->addFnAttr(llvm::Attribute::NoUnwind);
+    if (!target_.cpu.empty())
+      fn->addFnAttr("target-cpu", target_.cpu);
+    if (!target_.features.empty())
+      fn->addFnAttr("target-features", target_.features);
+    // Explicit packet types must stay whole registers (x86 may otherwise
+    // split 512-bit vectors into two 256-bit halves).
+    std::string width = std::to_string(lanes_ * 32);
+    fn->addFnAttr("min-legal-vector-width", width);
+    fn->addFnAttr("prefer-vector-width", width);
   }
 
   std::string bufferName(size_t i) const {
@@ -184,16 +186,21 @@ private:
   }
 
   // Computes, at the current row-level point, every uniform operand that
-  // the lane expression `e` uses, so packet bodies only read splats.
-  void prepareUniformOperands(const Expr &e, std::unordered_map<const Node *, bool> &seen) {
+  // the lane expression `e` uses, so packet bodies only read splats. Stops
+  // at values read back from the workspace (their operands were needed in
+  // the traversal that produced them).
+  void prepareUniformOperands(const Expr &e, bool producing,
+                              std::unordered_map<const Node *, bool> &seen) {
     if (!seen.emplace(e.get(), true).second)
       return;
     if (plan_.uniformity.of(e) != Uniformity::Lane) {
       splatOf(e);
       return;
     }
+    if (!producing && plan_.isMaterialized(e.get()))
+      return;
     for (const Expr &a : e->args)
-      prepareUniformOperands(a, seen);
+      prepareUniformOperands(a, false, seen);
   }
 
   template <typename OperandFn>
@@ -213,87 +220,129 @@ private:
     }
   }
 
-  // ---- packets -----------------------------------------------------------
+  // ---- workspace and alias guards ------------------------------------------
 
-  Value *lanePointer(int buffer, const Dim &begin, Value *column) {
-    Value *index = b_.CreateAdd(dimValue(begin), column);
+  // Slot k starts at the sum of the rounded sizes of slots before it — the
+  // rule lower::workspaceFloats() applies on the host.
+  void prepareWorkspace() {
+    Value *offset = launch_.getInt64(0);
+    for (const Dim &d : plan_.workspaceSlots()) {
+      workspaceSlots_.push_back(
+          launch_.CreateInBoundsGEP(launch_.getFloatTy(), workspace_, offset, "ws.slot"));
+      Value *rounded = launch_.CreateMul(
+          launch_.CreateUDiv(launch_.CreateAdd(dimValue(d), launch_.getInt64(lower::kWorkspaceAlign - 1)),
+                             launch_.getInt64(lower::kWorkspaceAlign)),
+          launch_.getInt64(lower::kWorkspaceAlign));
+      offset = launch_.CreateAdd(offset, rounded);
+    }
+  }
+
+  // For each guarded input: true when it is exactly an output it was not
+  // proved safe with (same address and row stride). Addresses and strides
+  // are launch-uniform, so a hoisted guard is computed once per call.
+  std::vector<Value *> emitGuards(llvm::IRBuilder<> &b) {
+    std::vector<Value *> staged;
+    for (int input : plan_.guardedInputs()) {
+      Value *any = b.getFalse();
+      for (const lower::AliasPair &p : plan_.alias) {
+        if (p.input != input || p.handling != lower::AliasHandling::GuardedRowStaging)
+          continue;
+        size_t out = program_.inputs.size() + p.output;
+        Value *same = b.CreateAnd(b.CreateICmpEQ(bases_[input], bases_[out]),
+                                  b.CreateICmpEQ(strides_[input], strides_[out]));
+        any = b.CreateOr(any, same, "alias.guard." + bufferName(input) + "." + bufferName(out));
+        ++counts_.guards;
+        counts_.guards_hoisted += plan_.hoist_guards;
+      }
+      staged.push_back(any);
+    }
+    return staged;
+  }
+
+  // ---- traversals ----------------------------------------------------------
+
+  Value *rowBase(int buffer) {
     bool perRow = buffer >= static_cast<int>(program_.inputs.size()) ||
                   program_.inputs[buffer].kind == ParamKind::RowTensor;
-    Value *base = perRow ? rowBases_.at(buffer) : bases_.at(buffer);
-    return b_.CreateInBoundsGEP(b_.getFloatTy(), base, index);
+    return perRow ? rowBases_.at(buffer) : bases_.at(buffer);
   }
 
-  Value *iota32() {
-    std::vector<llvm::Constant *> lanes;
-    for (int i = 0; i < lanes_; ++i)
-      lanes.push_back(b_.getInt32(i));
-    return llvm::ConstantVector::get(lanes);
+  PacketScope entryScope() {
+    PacketScope scope{&b_};
+    scope.base = [this](int buffer) { return rowBase(buffer); };
+    scope.workspace = [this](int slot) { return workspaceSlots_.at(slot); };
+    scope.uniform = [this](const Expr &e) { return splat_.at(e.get()); };
+    scope.dim = [this](const Dim &d) { return dimValue(d); };
+    return scope;
   }
 
-  Value *lane(const Expr &e, PacketContext &p) {
-    if (auto it = p.values.find(e.get()); it != p.values.end())
-      return it->second;
-    Value *v = nullptr;
-    if (plan_.uniformity.of(e) != Uniformity::Lane) {
-      v = splat_.at(e.get());
-    } else if (e->kind == NodeKind::Load) {
-      llvm::Type *type = valueType(ctx_, e->type, lanes_);
-      Value *ptr = lanePointer(e->param, e->begin, p.column);
-      if (p.kind == lower::PacketKind::Dense)
-        v = b_.CreateAlignedLoad(type, ptr, llvm::Align(4));
-      else
-        v = b_.CreateMaskedLoad(type, ptr, llvm::Align(4), p.mask,
-                                llvm::Constant::getNullValue(type));
-    } else if (e->kind == NodeKind::ColIndex) {
-      Value *first = b_.CreateTrunc(b_.CreateAdd(dimValue(e->begin), p.column), b_.getInt32Ty());
-      v = b_.CreateAdd(b_.CreateVectorSplat(lanes_, first), iota32());
-    } else {
-      v = emitOp(b_, *e, [&](const Expr &a) { return lane(a, p); });
+  // A helper body for `kind` and the environment the row fills for it.
+  struct Helper {
+    llvm::Function *fn = nullptr;
+    Value *env = nullptr;
+  };
+
+  Helper makeHelper(const lower::Traversal &t, int index, lower::PacketKind kind) {
+    PacketEmitter::Environment slots;
+    std::string name = name_ + ".t" + std::to_string(index) +
+                       (kind == lower::PacketKind::Dense ? ".dense" : ".masked");
+    Helper h;
+    h.fn = packets_.emitHelper(t, kind, module_, name, slots);
+    applyTargetAttributes(h.fn);
+    h.env = entryAlloca(llvm::ArrayType::get(b_.getInt64Ty(), std::max<size_t>(slots.size(), 1)),
+                        name + ".env");
+    // Filled once per row, before the traversal's packets.
+    for (size_t i = 0; i < slots.size(); ++i) {
+      const PacketEmitter::EnvironmentSlot &s = slots[i];
+      Value *v = nullptr;
+      switch (s.kind) {
+      case PacketEmitter::EnvironmentSlot::Base:
+        v = rowBase(s.index);
+        break;
+      case PacketEmitter::EnvironmentSlot::Workspace:
+        v = workspaceSlots_.at(s.index);
+        break;
+      case PacketEmitter::EnvironmentSlot::Uniform:
+        v = uniform(s.value);
+        if (s.value->type == DType::Bool)
+          v = b_.CreateZExt(v, b_.getInt32Ty());
+        break;
+      case PacketEmitter::EnvironmentSlot::DimValue:
+        v = dimValue(s.dim);
+        break;
+      }
+      b_.CreateStore(v, b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), h.env, i));
     }
-    p.values.emplace(e.get(), v);
-    return v;
+    return h;
   }
 
-  // Accumulators of one traversal: accumulators_[reduction][k].
+  // Accumulators of one traversal: accumulators[reduction][k].
   struct TraversalState {
     const lower::Traversal *traversal;
     std::vector<std::vector<llvm::AllocaInst *>> accumulators;
+    Helper dense, masked;
   };
 
-  // One packet: stores its writes and adds into accumulator `acc` (a
-  // constant index, or an i64 chosen at run time for the tail).
+  // One packet: its body (inline or a helper call), then its reductions'
+  // operands added into accumulator `acc` (a constant index, or an i64
+  // chosen at run time for the tail).
   void emitPacket(TraversalState &s, lower::PacketKind kind, Value *column, Value *len,
                   Value *acc) {
-    PacketContext p{kind, column};
-    if (kind == lower::PacketKind::Dense) {
-      ++counts_.dense_bodies;
+    const lower::Traversal &t = *s.traversal;
+    std::vector<Value *> reduced;
+    if (t.inline_bodies) {
+      reduced = packets_.emitBody(t, kind, column, len, entryScope());
     } else {
-      ++counts_.masked_bodies;
-      // Active lanes: min(len - column, W), as a compare against lane ids.
-      Value *remaining = b_.CreateSub(len, column);
-      Value *w = b_.getInt64(lanes_);
-      Value *active = b_.CreateSelect(b_.CreateICmpSLT(remaining, w), remaining, w);
-      p.mask = b_.CreateICmpSLT(iota32(),
-                                b_.CreateVectorSplat(lanes_, b_.CreateTrunc(active, b_.getInt32Ty())),
-                                "mask");
+      Helper &h = kind == lower::PacketKind::Dense ? s.dense : s.masked;
+      Value *result = b_.CreateCall(h.fn, {h.env, column, len});
+      ++counts_.helper_calls;
+      for (size_t i = 0; i < t.reductions.size(); ++i)
+        reduced.push_back(b_.CreateExtractValue(result, {unsigned(i)}));
     }
-    for (int wi : s.traversal->writes) {
-      const Write &w = program_.writes[wi];
-      Value *value = lane(w.value, p);
-      int buffer = static_cast<int>(program_.inputs.size()) + w.output;
-      Value *ptr = lanePointer(buffer, w.begin, column);
-      if (kind == lower::PacketKind::Dense)
-        b_.CreateAlignedStore(value, ptr, llvm::Align(4));
-      else
-        b_.CreateMaskedStore(value, ptr, llvm::Align(4), p.mask);
-    }
-    for (size_t ri = 0; ri < s.traversal->reductions.size(); ++ri) {
-      const Expr &reduction = s.traversal->reductions[ri];
-      ReduceOp op = reduction->reduceOp();
-      Value *v = lane(reduction->args[0], p);
+    for (size_t ri = 0; ri < t.reductions.size(); ++ri) {
+      ReduceOp op = t.reductions[ri]->reduceOp();
+      Value *v = reduced[ri];
       llvm::Type *type = v->getType();
-      if (p.mask) // inactive lanes add the identity: same bits as not adding
-        v = b_.CreateSelect(p.mask, v, reductionIdentity(type, op));
       auto &accs = s.accumulators[ri];
       if (auto *k = llvm::dyn_cast<llvm::ConstantInt>(acc)) {
         llvm::AllocaInst *slot = accs[k->getZExtValue()];
@@ -333,20 +382,27 @@ private:
 
   void emitTraversal(const lower::Traversal &t, int index) {
     std::unordered_map<const Node *, bool> seen;
+    for (const Expr &m : t.materializations)
+      prepareUniformOperands(m, true, seen);
     for (int wi : t.writes)
-      prepareUniformOperands(program_.writes[wi].value, seen);
+      prepareUniformOperands(program_.writes[wi].value, false, seen);
     for (const Expr &r : t.reductions)
-      prepareUniformOperands(r->args[0], seen);
+      prepareUniformOperands(r->args[0], false, seen);
 
     TraversalState s{&t};
-    llvm::Type *vf = valueType(ctx_, DType::F32, lanes_);
+    if (!t.inline_bodies) {
+      if (t.full == lower::PacketKind::Dense)
+        s.dense = makeHelper(t, index, lower::PacketKind::Dense);
+      s.masked = makeHelper(t, index, lower::PacketKind::Masked);
+    }
     int K = t.reductions.empty() ? 1 : plan_.accumulators;
     for (size_t ri = 0; ri < t.reductions.size(); ++ri) {
+      llvm::Type *type = valueType(ctx_, t.reductions[ri]->args[0]->type, lanes_);
       s.accumulators.emplace_back();
       for (int k = 0; k < K; ++k) {
-        auto *slot = entryAlloca(vf, "acc" + std::to_string(index) + "." + std::to_string(ri) +
-                                         "." + std::to_string(k));
-        b_.CreateStore(reductionIdentity(vf, t.reductions[ri]->reduceOp()), slot);
+        auto *slot = entryAlloca(type, "acc" + std::to_string(index) + "." + std::to_string(ri) +
+                                           "." + std::to_string(k));
+        b_.CreateStore(reductionIdentity(type, t.reductions[ri]->reduceOp()), slot);
         s.accumulators.back().push_back(slot);
       }
     }
@@ -379,9 +435,10 @@ private:
 
     for (size_t ri = 0; ri < t.reductions.size(); ++ri) {
       const Expr &r = t.reductions[ri];
+      llvm::Type *type = valueType(ctx_, r->args[0]->type, lanes_);
       std::vector<Value *> accs;
       for (llvm::AllocaInst *slot : s.accumulators[ri])
-        accs.push_back(b_.CreateLoad(vf, slot));
+        accs.push_back(b_.CreateLoad(type, slot));
       Value *v = combine(r->reduceOp(), accs);
       if (r->reduceOp() == ReduceOp::Mean)
         v = b_.CreateFDiv(v, b_.CreateSIToFP(len, b_.getFloatTy()));
@@ -396,6 +453,9 @@ private:
     b_.CreateBr(rows);
     // Launch values are inserted before the entry's branch from here on.
     launch_.SetInsertPoint(entry_->getTerminator());
+    std::vector<Value *> hoisted;
+    if (plan_.hoist_guards)
+      hoisted = emitGuards(launch_);
     b_.SetInsertPoint(rows);
     emitLoop(rowBegin_, rowEnd_, "row", [&](Value *r) {
       row_ = r;
@@ -404,9 +464,23 @@ private:
         rowBases_.push_back(b_.CreateInBoundsGEP(b_.getFloatTy(), bases_[i],
                                                  b_.CreateMul(r, strides_[i]),
                                                  bufferName(i) + ".row"));
-      // Row-uniform values are only valid inside this row's iteration.
+      // An input exactly aliased with an output it was not proved safe
+      // with is read from a copy of its row, taken before any write.
+      std::vector<int> guarded = plan_.guardedInputs();
+      std::vector<Value *> staged = plan_.hoist_guards ? hoisted : emitGuards(b_);
+      for (size_t g = 0; g < guarded.size(); ++g) {
+        int input = guarded[g];
+        Value *copy = workspaceSlots_.at(plan_.materialized.size() + g);
+        Value *original = rowBases_[input];
+        emitIf(staged[g], "stage", [&] {
+          Value *bytes = b_.CreateMul(dimValue(program_.inputs[input].cols), b_.getInt64(4));
+          b_.CreateMemCpy(copy, llvm::MaybeAlign(4), original, llvm::MaybeAlign(4), bytes);
+        });
+        rowBases_[input] = b_.CreateSelect(staged[g], copy, original, bufferName(input) + ".read");
+      }
       for (size_t t = 0; t < plan_.traversals.size(); ++t)
         emitTraversal(plan_.traversals[t], static_cast<int>(t));
+      // Row-uniform values are only valid inside this row's iteration.
       forgetRowValues();
     });
     b_.CreateRetVoid();
@@ -430,10 +504,13 @@ private:
   llvm::BasicBlock *entry_ = nullptr;
   llvm::Instruction *launchEnd_ = nullptr;
   Value *rowBegin_ = nullptr, *rowEnd_ = nullptr, *cols_ = nullptr, *row_ = nullptr;
-  std::vector<Value *> bases_, strides_, rowBases_;
+  Value *workspace_ = nullptr;
+  std::vector<Value *> bases_, strides_, rowBases_, workspaceSlots_;
+  std::string name_;
   std::map<std::string, Value *> dims_;
   std::unordered_map<const Node *, Value *> uniform_, splat_;
   CodegenCounts counts_;
+  PacketEmitter packets_; // after counts_, which it updates
 };
 
 } // namespace

@@ -7,6 +7,8 @@
 
 #include <llvm/ExecutionEngine/Orc/IRTransformLayer.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+
+#include <cstring>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/LegacyPassManager.h>
@@ -77,6 +79,18 @@ private:
       return;
     }
     jit_ = std::move(*built);
+    // Kernels may call memcpy/memset (row staging); they resolve to the C
+    // library's, and nothing else in the process is visible to them.
+    llvm::orc::SymbolMap runtime;
+    auto &es = jit_->getExecutionSession();
+    runtime[es.intern("memcpy")] = llvm::JITEvaluatedSymbol(
+        llvm::pointerToJITTargetAddress(&::memcpy), llvm::JITSymbolFlags::Exported);
+    runtime[es.intern("memset")] = llvm::JITEvaluatedSymbol(
+        llvm::pointerToJITTargetAddress(&::memset), llvm::JITSymbolFlags::Exported);
+    if (auto err = jit_->getMainJITDylib().define(llvm::orc::absoluteSymbols(runtime))) {
+      initError_ = llvm::toString(std::move(err));
+      return;
+    }
     // Optimisation is its own layer between IR and object emission.
     jit_->getIRTransformLayer().setTransform(
         [this](llvm::orc::ThreadSafeModule tsm, const llvm::orc::MaterializationResponsibility &)

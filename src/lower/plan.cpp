@@ -1,6 +1,8 @@
 #include "lower/plan.h"
 
 #include <algorithm>
+#include <functional>
+#include <sstream>
 #include <unordered_map>
 
 namespace lanejit::lower {
@@ -8,61 +10,168 @@ namespace {
 
 // Depth of a value: how many reduction traversals must finish before it can
 // be computed. A reduction's own depth is its operand's depth + 1.
-class DepthAnalysis {
-public:
-  explicit DepthAnalysis(const Program &program) {
-    forEachNode(program, [&](const Expr &e) {
-      int d = 0;
-      for (const Expr &a : e->args)
-        d = std::max(d, depth_.at(a.get()));
-      if (e->kind == NodeKind::Reduce)
-        d += 1;
-      depth_[e.get()] = d;
-    });
-  }
-  int of(const Expr &e) const { return depth_.at(e.get()); }
+std::unordered_map<const Node *, int> depths(const Program &program) {
+  std::unordered_map<const Node *, int> depth;
+  forEachNode(program, [&](const Expr &e) {
+    int d = 0;
+    for (const Expr &a : e->args)
+      d = std::max(d, depth.at(a.get()));
+    if (e->kind == NodeKind::Reduce)
+      d += 1;
+    depth[e.get()] = d;
+  });
+  return depth;
+}
 
-private:
-  std::unordered_map<const Node *, int> depth_;
-};
+bool isElementwise(const Node &n) {
+  return n.kind == NodeKind::Unary || n.kind == NodeKind::Binary ||
+         n.kind == NodeKind::Select || n.kind == NodeKind::Fma;
+}
 
-Traversal &traversalFor(std::vector<Traversal> &list, int depth, const Dim &len) {
-  for (Traversal &t : list)
-    if (t.depth == depth && t.len == len)
-      return t;
-  list.push_back(Traversal{len, depth});
-  return list.back();
+bool onlyMaterializes(const Traversal &t) {
+  return !t.materializations.empty() && t.reductions.empty() && t.writes.empty();
 }
 
 } // namespace
 
-KernelPlan planKernel(const Program &program, const CompileOptions &options, int lanes) {
+bool KernelPlan::isMaterialized(const Node *node) const {
+  for (const Expr &e : materialized)
+    if (e.get() == node)
+      return true;
+  return false;
+}
+
+std::vector<int> KernelPlan::guardedInputs() const {
+  std::vector<int> inputs;
+  for (const AliasPair &p : alias)
+    if (p.handling == AliasHandling::GuardedRowStaging &&
+        std::find(inputs.begin(), inputs.end(), p.input) == inputs.end())
+      inputs.push_back(p.input);
+  std::sort(inputs.begin(), inputs.end());
+  return inputs;
+}
+
+std::vector<Dim> KernelPlan::workspaceSlots() const {
+  std::vector<Dim> slots;
+  for (const Expr &e : materialized)
+    slots.push_back(*e->len);
+  for (int i : guardedInputs())
+    slots.push_back(program.inputs[i].cols);
+  return slots;
+}
+
+int64_t workspaceFloats(const std::vector<Dim> &slots, int64_t cols) {
+  int64_t total = 0;
+  for (const Dim &d : slots) {
+    int64_t n = d.evaluate(cols).value_or(0);
+    total += (std::max<int64_t>(n, 0) + kWorkspaceAlign - 1) / kWorkspaceAlign * kWorkspaceAlign;
+  }
+  return total;
+}
+
+std::vector<Expr> laneValuesOf(const KernelPlan &plan, const Traversal &t) {
+  std::unordered_map<const Node *, bool> seen;
+  std::vector<Expr> values;
+  std::function<void(const Expr &, bool)> visit = [&](const Expr &e, bool producing) {
+    if (!seen.emplace(e.get(), true).second ||
+        plan.uniformity.of(e) != analysis::Uniformity::Lane)
+      return;
+    if (producing || !plan.isMaterialized(e.get()))
+      for (const Expr &a : e->args)
+        visit(a, false);
+    values.push_back(e);
+  };
+  for (const Expr &m : t.materializations)
+    visit(m, true);
+  for (const Expr &r : t.reductions)
+    visit(r->args[0], false);
+  for (int w : t.writes)
+    visit(plan.program.writes[w].value, false);
+  return values;
+}
+
+KernelPlan initialPlan(const Program &program, const CompileOptions &options, int lanes) {
   KernelPlan plan;
   plan.program = program;
   plan.uniformity = analysis::analyzeUniformity(program);
   plan.lanes = lanes;
   plan.accumulators = kReductionLanes / lanes;
   plan.block_rows = options.block_rows;
+  auto depth = depths(program);
 
-  DepthAnalysis depth(program);
-  std::vector<Traversal> traversals;
-  // Reductions in canonical node order, so plans are deterministic.
+  // Canonical node order: operands before users, so each value's traversal
+  // comes after those of the values it reads.
   forEachNode(program, [&](const Expr &e) {
-    if (e->kind != NodeKind::Reduce)
-      return;
-    // The reduce at depth d is computed by a traversal of depth d-1.
-    traversalFor(traversals, depth.of(e) - 1, *e->args[0]->len).reductions.push_back(e);
+    if (isElementwise(*e) && plan.uniformity.of(e) == analysis::Uniformity::Lane) {
+      plan.materialized.push_back(e);
+      Traversal t{*e->len, depth.at(e.get())};
+      t.materializations.push_back(e);
+      plan.traversals.push_back(std::move(t));
+    }
+    if (e->kind == NodeKind::Reduce) {
+      // The reduce at depth d is computed by a traversal of depth d-1.
+      Traversal t{*e->args[0]->len, depth.at(e.get()) - 1};
+      t.reductions.push_back(e);
+      plan.traversals.push_back(std::move(t));
+    }
   });
   for (size_t i = 0; i < program.writes.size(); ++i) {
     const Write &w = program.writes[i];
-    traversalFor(traversals, depth.of(w.value), w.len).writes.push_back(static_cast<int>(i));
+    Traversal t{w.len, depth.at(w.value.get())};
+    t.writes.push_back(static_cast<int>(i));
+    plan.traversals.push_back(std::move(t));
   }
-  std::stable_sort(traversals.begin(), traversals.end(),
-                   [](const Traversal &a, const Traversal &b) { return a.depth < b.depth; });
-  for (Traversal &t : traversals)
-    t.full = options.specialize_full_packets ? PacketKind::Dense : PacketKind::Masked;
-  plan.traversals = std::move(traversals);
+  for (size_t i = 0; i < program.inputs.size(); ++i)
+    for (size_t o = 0; o < program.outputs.size(); ++o) {
+      AliasPair p{static_cast<int>(i), static_cast<int>(o)};
+      if (program.inputs[i].kind != ParamKind::RowTensor) {
+        p.handling = AliasHandling::StagedByCaller;
+        p.reason = "not a row tensor: any overlap stages the whole input before the launch";
+      } else {
+        p.reason = "guarded (row staged when in place): in-place proofs are off";
+      }
+      plan.alias.push_back(p);
+    }
+  orderTraversals(plan);
   return plan;
+}
+
+void orderTraversals(KernelPlan &plan) {
+  std::stable_sort(plan.traversals.begin(), plan.traversals.end(),
+                   [](const Traversal &a, const Traversal &b) {
+                     if (a.depth != b.depth)
+                       return a.depth < b.depth;
+                     return onlyMaterializes(a) && !onlyMaterializes(b);
+                   });
+}
+
+std::string describePlan(const KernelPlan &plan) {
+  // Node numbers as the printer numbers them, so the plan reads with the IR.
+  std::unordered_map<const Node *, int> number;
+  forEachNode(plan.program, [&](const Expr &e) { number.emplace(e.get(), number.size()); });
+  std::ostringstream out;
+  out << "; plan: W=" << plan.lanes << ", " << plan.accumulators
+      << " accumulators per reduction, guards " << (plan.hoist_guards ? "hoisted" : "per row")
+      << "\n";
+  for (size_t i = 0; i < plan.traversals.size(); ++i) {
+    const Traversal &t = plan.traversals[i];
+    out << ";   traversal " << i << ": len " << t.len.str() << ", depth " << t.depth << ", "
+        << (t.full == PacketKind::Dense ? "dense" : "masked") << " full packets, "
+        << (t.inline_bodies ? "inlined" : "helper") << " bodies;";
+    for (const Expr &e : t.materializations)
+      out << " materialize %" << number.at(e.get());
+    for (const Expr &e : t.reductions)
+      out << " reduce %" << number.at(e.get());
+    for (int w : t.writes)
+      out << " write " << plan.program.outputs[plan.program.writes[w].output].name << "["
+          << plan.program.writes[w].begin.str() << " +" << plan.program.writes[w].len.str()
+          << "]";
+    out << "\n";
+  }
+  for (const AliasPair &p : plan.alias)
+    out << ";   alias " << plan.program.inputs[p.input].name << " / "
+        << plan.program.outputs[p.output].name << ": " << p.reason << "\n";
+  return out.str();
 }
 
 } // namespace lanejit::lower

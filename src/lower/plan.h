@@ -1,12 +1,14 @@
 // The lowered form of a row program: which column loops ("traversals") run
-// per row, in which order, and which packet bodies each one has.
+// per row, in which order, what each computes, which values live in the
+// kernel's workspace, and how aliasing between inputs and outputs is handled.
 //
-// A traversal visits columns [0, len) of a row in packets of W lanes and
-// either accumulates reductions or stores writes (or both). Reductions that
-// depend on other reductions need a later traversal; everything with the
-// same length and depth shares one (RoPE's two half-writes become one
-// traversal of C/2 columns). Full/tail splitting is decided here, so codegen
-// only knows two packet kinds: Dense (constant all-on mask) and Masked.
+// A traversal visits columns [0, len) of a row in packets of W lanes. It may
+// materialize values (store them to their workspace slot), accumulate
+// reductions and store writes. initialPlan() builds the unfused schedule —
+// every elementwise result materialized, one traversal per value, write and
+// reduction, every packet masked, every alias guarded — and the lowering
+// passes (src/passes/pipeline.cpp lists them) turn it into the fused one.
+// Codegen only follows the plan.
 #pragma once
 
 #include "analysis/uniformity.h"
@@ -14,6 +16,7 @@
 #include <lanejit/ir.h>
 #include <lanejit/options.h>
 
+#include <string>
 #include <vector>
 
 namespace lanejit::lower {
@@ -21,30 +24,84 @@ namespace lanejit::lower {
 enum class PacketKind { Dense, Masked };
 
 struct Traversal {
-  Dim len;                       // columns visited per row
-  int depth = 0;                 // 0: reads no reduction; k: needs depth k-1
-  std::vector<Expr> reductions;  // Reduce nodes finished by this traversal
-  std::vector<int> writes;       // indices into Program::writes
-  // Full packets run `full`, the tail (C mod W lanes) runs Masked.
-  PacketKind full = PacketKind::Dense;
+  Dim len;                           // columns visited per row
+  int depth = 0;                     // 0: reads no reduction; k: needs depth k-1
+  std::vector<Expr> materializations; // Lane values stored to their workspace slot
+  std::vector<Expr> reductions;      // Reduce nodes finished by this traversal
+  std::vector<int> writes;           // indices into Program::writes
+  // Full packets run `full`, the tail (len mod W lanes) runs Masked.
+  PacketKind full = PacketKind::Masked;
+  // Packet bodies inlined into the row loop, or emitted as helper functions.
+  bool inline_bodies = true;
+};
+
+// How one (input, output) pair is protected when the buffers overlap.
+enum class AliasHandling {
+  // The pair can never be exactly aliased (the input is a column vector or a
+  // scalar): any overlap is handled by staging the whole input before the
+  // launch (Kernel::run).
+  StagedByCaller,
+  // Exactly aliased (same address, same row stride), the traversal order is
+  // proved safe: every element of the input is read before it is written.
+  ProvedInPlace,
+  // Exactly aliased and not proved safe: a guard checks the addresses and,
+  // when they are equal, the input's row is copied to the workspace first.
+  GuardedRowStaging,
+};
+
+struct AliasPair {
+  int input = 0, output = 0;
+  AliasHandling handling = AliasHandling::GuardedRowStaging;
+  std::string reason; // why, for the report
 };
 
 struct KernelPlan {
-  Program program; // after the pass pipeline
+  Program program; // after the IR passes
   analysis::UniformityInfo uniformity;
   std::vector<Traversal> traversals; // per-row execution order
+  // Values held in the workspace (one row's worth each, reused every row).
+  std::vector<Expr> materialized;
+  std::vector<AliasPair> alias;
+  // Guards are launch-uniform; hoisted, they run once per entry call.
+  bool hoist_guards = false;
   int lanes = 16;
   // Independent packet accumulators per reduction: lanes * accumulators
   // = kReductionLanes for every W, so the reduction order (and so every
   // output bit) does not depend on W or on any switch.
   int accumulators = 4;
   int block_rows = 32;
+
+  bool isMaterialized(const Node *node) const;
+  // Inputs whose rows may be staged by a guard (one workspace slot each).
+  std::vector<int> guardedInputs() const;
+  // Workspace slots in order: materialized values, then staged input rows.
+  std::vector<Dim> workspaceSlots() const;
 };
 
 // Virtual accumulator lanes of every reduction: column c adds into lane
 // c mod kReductionLanes; the lanes are combined by a fixed halving tree.
 constexpr int kReductionLanes = 64;
 
-KernelPlan planKernel(const Program &program, const CompileOptions &options, int lanes);
+// Workspace floats per slot are rounded up to this (64-byte alignment).
+constexpr int64_t kWorkspaceAlign = 16;
+// Floats of workspace an entry call needs for the bound C (Kernel::run and
+// the entry compute slot offsets by this same rule).
+int64_t workspaceFloats(const std::vector<Dim> &slots, int64_t cols);
+
+// Every lane-varying value a packet of `t` evaluates, in canonical order:
+// loads, computed values, and values read back from the workspace (listed,
+// but not their operands).
+std::vector<Expr> laneValuesOf(const KernelPlan &plan, const Traversal &t);
+
+// The unfused starting point of lowering (see the file comment).
+KernelPlan initialPlan(const Program &program, const CompileOptions &options, int lanes);
+
+// Restores the execution order after passes changed traversals: by depth,
+// materializations before the writes and reductions of their depth, and
+// otherwise in creation order.
+void orderTraversals(KernelPlan &plan);
+
+// Human-readable plan, for dumps and `lanejit explain`.
+std::string describePlan(const KernelPlan &plan);
 
 } // namespace lanejit::lower

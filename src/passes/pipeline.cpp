@@ -1,5 +1,6 @@
 #include "passes/pipeline.h"
 
+#include "lower/lowering_passes.h"
 #include "passes/eliminate_common_subexpressions.h"
 #include "passes/eliminate_slices.h"
 #include "passes/pass.h"
@@ -14,10 +15,39 @@
 namespace lanejit::passes {
 namespace {
 
-// The order: slices first (it creates loads CSE can merge), then CSE.
-const Pass kPasses[] = {
+// Program passes: slices first (it creates loads CSE can merge), then CSE.
+const Pass kProgramPasses[] = {
     {"eliminate-slices", "push column slices into loads and column indices", eliminateSlices},
     {"cse", "merge structurally equal nodes", eliminateCommonSubexpressions},
+};
+
+struct LoweringPass {
+  const char *name;
+  const char *summary;
+  bool CompileOptions::*enabled; // nullptr: always runs
+  const char *option;
+  lower::LoweringResult (*run)(lower::KernelPlan &, const CompileOptions &);
+};
+
+// Lowering passes, from the unfused plan: the fusions decide what is
+// computed where; alias proofs need the final traversal order; guard
+// placement needs the proofs; inlining needs the final bodies.
+const LoweringPass kLoweringPasses[] = {
+    {"fuse-pointwise", "compute elementwise chains in their consumer's packet",
+     &CompileOptions::fuse_pointwise, "fuse_pointwise", lower::fusePointwise},
+    {"fuse-reductions", "compute a reduction's operand in the reduction's traversal",
+     &CompileOptions::fuse_reductions, "fuse_reductions", lower::fuseReductions},
+    {"fuse-outputs", "share one traversal among writes and reductions of equal length",
+     &CompileOptions::fuse_outputs, "fuse_outputs", lower::fuseOutputs},
+    {"specialize-full-packets", "full packets run the all-on-mask body",
+     &CompileOptions::specialize_full_packets, "specialize_full_packets",
+     lower::specializeFullPackets},
+    {"prove-in-place", "prove input/output pairs safe when exactly aliased",
+     &CompileOptions::prove_in_place, "prove_in_place", lower::proveInPlace},
+    {"hoist-guards", "evaluate launch-uniform alias guards once per entry call",
+     &CompileOptions::hoist_guards, "hoist_guards", lower::hoistGuards},
+    {"choose-inlining", "inline packet bodies or call helpers (cost rule or forced)", nullptr,
+     "inline_packet_bodies", lower::chooseInlining},
 };
 
 bool disabled(const CompileOptions &options, const char *name) {
@@ -25,43 +55,77 @@ bool disabled(const CompileOptions &options, const char *name) {
          options.disabled_passes.end();
 }
 
+double msSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+void report(const CompileOptions &options, PassRecord record,
+            std::vector<PassRecord> *records) {
+  if (options.dump_passes && record.changed)
+    std::fprintf(stderr, "; --- %s after %s ---\n%s", record.stage == "ir" ? "IR" : "plan",
+                 record.name.c_str(), record.after.c_str());
+  if (options.time_passes)
+    std::fprintf(stderr, "; pass %-24s %s %.3f ms\n", record.name.c_str(),
+                 record.ran ? (record.changed ? "changed" : "no-op  ") : "off    ", record.ms);
+  if (records)
+    records->push_back(std::move(record));
+}
+
 } // namespace
 
-Program runPipeline(const Program &input, const CompileOptions &options,
-                    std::vector<PassRecord> *records) {
+lower::KernelPlan runPipeline(const Program &input, const CompileOptions &options, int lanes,
+                              std::vector<PassRecord> *records) {
   Program program = input;
   // Printed text tells whether a pass changed anything: the structural hash
   // ignores sharing, so it cannot see what CSE did.
   std::string text = print(program);
-  for (const Pass &pass : kPasses) {
-    PassRecord record{pass.name};
+  for (const Pass &pass : kProgramPasses) {
+    PassRecord record{pass.name, "ir"};
     if (!disabled(options, pass.name)) {
       auto start = std::chrono::steady_clock::now();
       Program next = pass.run(program);
-      record.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                      .count();
+      record.ms = msSince(start);
       record.ran = true;
       verifyOrThrow(next);
       std::string nextText = print(next);
       record.changed = nextText != text;
+      if (record.changed)
+        record.after = nextText;
       program = std::move(next);
       text = std::move(nextText);
-      if (options.dump_passes && record.changed)
-        std::fprintf(stderr, "; --- IR after %s ---\n%s", pass.name, text.c_str());
     }
-    if (options.time_passes)
-      std::fprintf(stderr, "; pass %-20s %s %.3f ms\n", pass.name,
-                   record.ran ? (record.changed ? "changed" : "no-op  ") : "off    ", record.ms);
-    if (records)
-      records->push_back(record);
+    report(options, std::move(record), records);
   }
-  return program;
+
+  lower::KernelPlan plan = lower::initialPlan(program, options, lanes);
+  std::string described = lower::describePlan(plan);
+  for (const LoweringPass &pass : kLoweringPasses) {
+    PassRecord record{pass.name, "lower"};
+    if (!pass.enabled || options.*pass.enabled) {
+      auto start = std::chrono::steady_clock::now();
+      lower::LoweringResult result = pass.run(plan, options);
+      lower::orderTraversals(plan);
+      record.ms = msSince(start);
+      record.ran = true;
+      record.what = result.what;
+      std::string next = lower::describePlan(plan);
+      record.changed = next != described;
+      if (record.changed)
+        record.after = next;
+      described = std::move(next);
+    }
+    report(options, std::move(record), records);
+  }
+  return plan;
 }
 
-std::vector<std::pair<std::string, std::string>> passList() {
-  std::vector<std::pair<std::string, std::string>> list;
-  for (const Pass &pass : kPasses)
-    list.emplace_back(pass.name, pass.summary);
+std::vector<PassInfo> passList() {
+  std::vector<PassInfo> list;
+  for (const Pass &pass : kProgramPasses)
+    list.push_back({pass.name, "ir", pass.summary, "disabled_passes"});
+  for (const LoweringPass &pass : kLoweringPasses)
+    list.push_back({pass.name, "lower", pass.summary, pass.option});
   return list;
 }
 

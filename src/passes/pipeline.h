@@ -1,5 +1,11 @@
-// The pass pipeline: the one place where pass order lives.
+// The pass pipeline: the one place where pass order lives. Program passes
+// rewrite the IR; then lowering starts from the unfused plan
+// (lower/plan.h) and lowering passes shape it. Every pass can be turned off
+// (program passes by name, lowering passes by their CompileOptions switch)
+// without changing an output bit.
 #pragma once
+
+#include "lower/plan.h"
 
 #include <lanejit/ir.h>
 #include <lanejit/options.h>
@@ -11,18 +17,25 @@ namespace lanejit::passes {
 
 struct PassRecord {
   std::string name;
+  std::string stage;    // "ir" or "lower"
   bool ran = false;     // false when disabled by a switch
-  bool changed = false; // printed text differs from the input's
+  bool changed = false; // the IR's text or the plan's description changed
   double ms = 0;
+  std::string what;     // what it did (lowering passes), one line
+  std::string after;    // IR or plan text after the pass, when it changed
 };
 
-// Runs every enabled pass in order, verifying after each one. With
-// options.dump_passes, prints the IR after each pass that changed it; with
-// options.time_passes, prints each pass's time (both to stderr).
-Program runPipeline(const Program &program, const CompileOptions &options,
-                    std::vector<PassRecord> *records = nullptr);
+// Runs every enabled pass in order, verifying the IR after each program
+// pass. With options.dump_passes, prints the IR or plan after each pass that
+// changed it; with options.time_passes, each pass's time (both to stderr).
+lower::KernelPlan runPipeline(const Program &program, const CompileOptions &options, int lanes,
+                              std::vector<PassRecord> *records = nullptr);
 
-// Names and summaries of all passes, in order (for docs and `--help`).
-std::vector<std::pair<std::string, std::string>> passList();
+struct PassInfo {
+  std::string name, stage, summary;
+  std::string option; // the CompileOptions field that turns it off, if any
+};
+// All passes, in order (for docs, `--help` and the report).
+std::vector<PassInfo> passList();
 
 } // namespace lanejit::passes

@@ -1,6 +1,8 @@
 // compile(): passes -> plan -> LLVM IR -> ORC, behind a kernel cache.
 #include "runtime/kernel_impl.h"
 
+#include "runtime/report_builder.h"
+
 #include "codegen/emit_kernel.h"
 #include "jit/host_target.h"
 #include "jit/jit.h"
@@ -51,9 +53,8 @@ Lowered lowerProgram(const Program &program, const CompileOptions &options) {
     throw Error(Error::Kind::Compile, "a program may have at most " +
                                           std::to_string(kMaxBuffers) + " inputs and outputs");
   Lowered l;
-  Program optimized = passes::runPipeline(program, options, &l.passes);
   int lanes = options.lanes ? options.lanes : host.maxLanes();
-  l.plan = lower::planKernel(optimized, options, lanes);
+  l.plan = passes::runPipeline(program, options, lanes, &l.passes);
   l.target = {host.cpu, host.features, codegen::MathTarget{host.fma}};
   return l;
 }
@@ -103,7 +104,9 @@ std::shared_ptr<const CompiledCode> build(const Program &program, const CompileO
   Lowered l = lowerProgram(program, options);
   auto code = std::make_shared<CompiledCode>();
   code->lowered = l.plan.program;
+  code->plan = lower::describePlan(l.plan);
   code->dims = dimsUsed(program);
+  code->workspace = l.plan.workspaceSlots();
   auto ctx = std::make_unique<llvm::LLVMContext>();
   std::string entry = entryName(program);
   codegen::CodegenCounts counts;
@@ -122,6 +125,8 @@ std::shared_ptr<const CompiledCode> build(const Program &program, const CompileO
   s.features = l.target.features;
   s.compile_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  code->report = buildReport(l.plan, l.passes, counts);
+  code->report.compile_ms = s.compile_ms;
   return code;
 }
 
@@ -158,12 +163,16 @@ Kernel compile(const Program &program, const CompileOptions &options) {
   return Kernel(impl);
 }
 
+const CompileReport &Kernel::report() const { return impl_->code->report; }
+
 std::string Kernel::dump(const std::string &stage) const {
   if (stage == "ir")
     return print(impl_->code->lowered);
+  if (stage == "plan")
+    return impl_->code->plan;
   if (stage != "llvm" && stage != "llvm-unoptimized" && stage != "asm")
     throw Error(Error::Kind::Compile,
-                "unknown dump stage '" + stage + "' (ir, llvm-unoptimized, llvm, asm)");
+                "unknown dump stage '" + stage + "' (ir, plan, llvm-unoptimized, llvm, asm)");
   // Re-lower into a private context: the JIT's module is gone after linking.
   Lowered l = lowerProgram(impl_->program, impl_->options);
   llvm::LLVMContext ctx;

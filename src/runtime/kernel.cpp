@@ -1,6 +1,8 @@
 // Kernel::run: check the call, protect against aliasing, hand out rows.
 #include "runtime/kernel_impl.h"
 
+#include "lower/plan.h"
+
 #include <lanejit/bind.h>
 #include <lanejit/error.h>
 
@@ -32,10 +34,29 @@ std::string bufferLabel(const Program &p, bool output, size_t i) {
          (output ? p.outputs[i].name : p.inputs[i].name) + "'";
 }
 
-// Inputs that overlap an output are copied here first (reading them while
-// the kernel writes would see half-updated data). thread_local and grown
-// only when needed, so steady-state calls allocate nothing.
-thread_local std::vector<std::vector<float>> stagingArena;
+// Whether an input is exactly an output: element (r, c) of one is element
+// (r, c) of the other. The entry's guards handle that case itself.
+bool exactlyAliased(const BufferRef &in, ParamKind kind, const BufferRef &out) {
+  return kind == ParamKind::RowTensor && in.data == out.data && in.stride() == out.stride();
+}
+
+// Per-thread memory a call needs: copies of inputs that partially overlap
+// an output (reading them while the kernel writes would see half-updated
+// data), and the entry's workspace. Grown only when needed, so steady-state
+// calls allocate nothing.
+struct Arena {
+  std::vector<std::vector<float>> staging;
+  std::vector<float> workspace;
+};
+thread_local Arena arena;
+
+float *aligned64(std::vector<float> &storage, int64_t floats) {
+  size_t need = static_cast<size_t>(floats) + 16;
+  if (storage.size() < need)
+    storage.resize(need);
+  auto p = reinterpret_cast<uintptr_t>(storage.data());
+  return reinterpret_cast<float *>((p + 63) & ~uintptr_t(63));
+}
 
 } // namespace
 
@@ -63,16 +84,18 @@ void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> o
     buffers[n] = inputs[i].data;
     strides[n] = inputs[i].stride();
     ByteRange in = rangeOf(inputs[i]);
-    bool aliased = false;
+    bool partial = false;
     for (size_t j = 0; j < outputs.size(); ++j)
-      aliased = aliased || in.overlaps(outRanges[j]);
-    if (!aliased)
+      partial = partial || (in.overlaps(outRanges[j]) &&
+                            !exactlyAliased(inputs[i], program.inputs[i].kind, outputs[j]));
+    if (!partial)
       continue;
-    // Safe path: the kernel reads a private copy. Alias analysis that proves
-    // a traversal order safe under overlap (planned) will skip the copy.
-    if (stagingArena.size() <= i)
-      stagingArena.resize(i + 1);
-    std::vector<float> &copy = stagingArena[i];
+    // Safe path for a partial overlap (a write to row r may land in a later
+    // row of the input): the kernel reads a private copy of the whole input.
+    // Exact aliasing is left to the entry, which proves or guards it.
+    if (arena.staging.size() <= i)
+      arena.staging.resize(i + 1);
+    std::vector<float> &copy = arena.staging[i];
     size_t bytes = in.end - in.begin;
     if (copy.size() * sizeof(float) < bytes)
       copy.resize(bytes / sizeof(float));
@@ -84,7 +107,9 @@ void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> o
     strides[n] = outputs[i].stride();
   }
 
-  LaunchArgs args{buffers.data(), strides.data(), shape.rows, shape.cols};
+  int64_t wsFloats = workspaceFloats(shape.cols);
+  float *workspace = wsFloats ? aligned64(arena.workspace, wsFloats) : nullptr;
+  LaunchArgs args{buffers.data(), strides.data(), shape.rows, shape.cols, workspace};
   NativeEntry entry = impl_->code->entry;
   int64_t block = impl_->options.block_rows;
   for (int64_t r = 0; r < shape.rows; r += block)
@@ -92,6 +117,9 @@ void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> o
 }
 
 NativeEntry Kernel::nativeEntry() const { return impl_->code->entry; }
+int64_t Kernel::workspaceFloats(int64_t cols) const {
+  return lower::workspaceFloats(impl_->code->workspace, cols);
+}
 const Program &Kernel::program() const { return impl_->program; }
 const CompileOptions &Kernel::options() const { return impl_->options; }
 const CompileStats &Kernel::stats() const { return impl_->stats; }

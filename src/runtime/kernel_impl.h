@@ -15,12 +15,16 @@ namespace lanejit {
 // shared by every Kernel that hits the same cache entry.
 struct CompiledCode {
   NativeEntry entry = nullptr;
-  Program lowered; // after the pass pipeline
+  Program lowered;  // after the pass pipeline
+  std::string plan; // lower::describePlan of the final plan
   // Every column offset and count the program's nodes use, with the node:
   // each must be a non-negative integer for the bound C (checked per call,
   // since the entry's integer division would silently truncate).
   std::vector<std::pair<Dim, std::string>> dims;
+  // The workspace's slots (lower::workspaceFloats gives its size for a C).
+  std::vector<Dim> workspace;
   CompileStats stats;
+  CompileReport report;
 };
 
 struct Kernel::Impl {

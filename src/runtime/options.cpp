@@ -22,14 +22,21 @@ bool truthy(const std::string &name, const char *value) {
   throw Error(Error::Kind::Compile, name + "=" + v + ": expected 1/0, true/false, on/off");
 }
 
-// LANEJIT_ENABLE_<X> / LANEJIT_DISABLE_<X>; disable wins.
-void applySwitch(const std::string &x, bool &field) {
-  std::string on = "LANEJIT_ENABLE_" + x, off = "LANEJIT_DISABLE_" + x;
-  if (const char *v = env(on); v && truthy(on, v))
-    field = true;
-  if (const char *v = env(off); v && truthy(off, v))
-    field = false;
-}
+struct BoolSwitch {
+  const char *name; // LANEJIT_ENABLE_<name> / LANEJIT_DISABLE_<name>
+  bool CompileOptions::*field;
+};
+const BoolSwitch kSwitches[] = {
+    {"FUSE_POINTWISE", &CompileOptions::fuse_pointwise},
+    {"FUSE_REDUCTIONS", &CompileOptions::fuse_reductions},
+    {"FUSE_OUTPUTS", &CompileOptions::fuse_outputs},
+    {"FULL_PACKET_SPECIALIZATION", &CompileOptions::specialize_full_packets},
+    {"PROVE_IN_PLACE", &CompileOptions::prove_in_place},
+    {"HOIST_GUARDS", &CompileOptions::hoist_guards},
+    {"DUMP_PASSES", &CompileOptions::dump_passes},
+    {"TIME_PASSES", &CompileOptions::time_passes},
+};
+constexpr const char *kInlineSwitch = "INLINE_PACKET_BODIES";
 
 int integer(const std::string &name, int lo, int hi, int fallback) {
   const char *v = env(name);
@@ -46,27 +53,13 @@ int integer(const std::string &name, int lo, int hi, int fallback) {
 } // namespace
 
 CompileOptions CompileOptions::fromEnvironment(CompileOptions o) {
-  applySwitch("FUSE_POINTWISE", o.fuse_pointwise);
-  applySwitch("FUSE_REDUCTIONS", o.fuse_reductions);
-  applySwitch("FUSE_OUTPUTS", o.fuse_outputs);
-  applySwitch("FULL_PACKET_SPECIALIZATION", o.specialize_full_packets);
-  applySwitch("PROVE_IN_PLACE", o.prove_in_place);
-  applySwitch("HOIST_GUARDS", o.hoist_guards);
-  // Inlining is three-way: enable forces inlining, disable forces helpers,
-  // neither leaves the cost rule; disable wins as everywhere.
-  {
-    bool forced = false, inlined = false;
-    if (const char *v = env("LANEJIT_ENABLE_INLINE_PACKET_BODIES");
-        v && truthy("LANEJIT_ENABLE_INLINE_PACKET_BODIES", v))
-      forced = inlined = true;
-    if (const char *v = env("LANEJIT_DISABLE_INLINE_PACKET_BODIES");
-        v && truthy("LANEJIT_DISABLE_INLINE_PACKET_BODIES", v))
-      forced = true, inlined = false;
-    if (forced)
-      o.inline_packet_bodies = inlined ? Inline::Always : Inline::Never;
-  }
-  applySwitch("DUMP_PASSES", o.dump_passes);
-  applySwitch("TIME_PASSES", o.time_passes);
+  // Enable first, then disable, so disable wins.
+  for (const char *prefix : {"LANEJIT_ENABLE_", "LANEJIT_DISABLE_"})
+    for (const std::string &name : switchNames()) {
+      std::string var = prefix + name;
+      if (const char *v = env(var); v && truthy(var, v))
+        o.setSwitch(name, prefix == std::string("LANEJIT_ENABLE_"));
+    }
   o.lanes = integer("LANEJIT_LANES", 0, 16, o.lanes);
   o.block_rows = integer("LANEJIT_BLOCK_ROWS", 1, 1 << 20, o.block_rows);
   o.opt_level = integer("LANEJIT_OPT_LEVEL", 0, 3, o.opt_level);
@@ -80,6 +73,32 @@ CompileOptions CompileOptions::fromEnvironment(CompileOptions o) {
         o.disabled_passes.push_back(pass);
   }
   return o;
+}
+
+std::vector<std::string> CompileOptions::switchNames() {
+  std::vector<std::string> names;
+  for (const BoolSwitch &s : kSwitches)
+    names.push_back(s.name);
+  names.push_back(kInlineSwitch);
+  return names;
+}
+
+void CompileOptions::setSwitch(const std::string &name, bool on) {
+  for (const BoolSwitch &s : kSwitches)
+    if (name == s.name) {
+      this->*s.field = on;
+      return;
+    }
+  if (name == kInlineSwitch) {
+    // Three-way: enable forces inlining, disable forces helpers; the cost
+    // rule applies when neither is given.
+    inline_packet_bodies = on ? Inline::Always : Inline::Never;
+    return;
+  }
+  std::string known;
+  for (const std::string &n : switchNames())
+    known += (known.empty() ? "" : ", ") + n;
+  throw Error(Error::Kind::Compile, "unknown switch '" + name + "' (known: " + known + ")");
 }
 
 CompileOptions CompileOptions::fromEnvironment() { return fromEnvironment(CompileOptions()); }

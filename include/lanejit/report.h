@@ -1,0 +1,73 @@
+// lanejit/report.h — what the compiler realized for one kernel, in numbers.
+//
+//   Kernel k = compile(library::rope());
+//   std::cout << k.report().text();   // or .json()
+//
+// Everything here is read from the lowered plan and the emitted code, not
+// from the options: a switch that did not take effect shows as such. The
+// benchmark checks each variant's claims against these counts.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace lanejit {
+
+struct CompileReport {
+  struct Mapping {
+    std::string kind = "packet-local"; // one row spread over a packet's lanes
+    int lanes = 0;                     // W
+    int local_lanes = 0;               // lanes one row occupies per packet
+    int block_rows = 0;                // rows per unit of work
+    int accumulators = 0;              // independent accumulators per reduction
+  };
+  struct Pass {
+    std::string name, stage; // stage: "ir" or "lower"
+    bool ran = false, changed = false;
+    double ms = 0;
+    std::string what; // what it did (lowering passes)
+  };
+  struct Traversal {
+    std::string len;          // columns per row, in C
+    int depth = 0;            // reduction traversals it waits for
+    int operations = 0;       // elementwise operations computed per packet
+    int materializations = 0; // values it stores to the workspace
+    int reductions = 0, writes = 0;
+    bool dense_full_packets = false; // full packets use the all-on mask
+    bool inlined = true;             // packet bodies inlined (else helpers)
+  };
+  struct Alias {
+    std::string input, output;
+    std::string handling; // proved-in-place | guarded-row-staging | staged-by-caller
+    std::string reason;
+  };
+
+  std::string program;
+  Mapping mapping;
+  std::vector<Pass> passes;
+  std::vector<Traversal> traversals;
+  std::vector<Alias> alias;
+
+  // Counts over the whole kernel.
+  int fused_regions = 0;        // traversals computing >= 2 operations/outputs in one pass
+  int materialized_buffers = 0; // workspace slots holding intermediate values
+  int staging_buffers = 0;      // workspace slots for guarded input rows
+  int loads = 0, stores = 0;               // vector memory ops emitted (all bodies)
+  int masked_loads = 0, masked_stores = 0; // of those, with a run-time lane mask
+  int workspace_loads = 0, workspace_stores = 0;
+  int specialized_bodies = 0; // body copies with the constant all-on mask
+  int masked_bodies = 0;      // body copies with a run-time mask
+  int helper_functions = 0;   // bodies emitted as functions (not inlined)
+  int helper_calls = 0;
+  int inlined_bodies = 0; // body copies emitted inline
+  int guards_emitted = 0; // address comparisons
+  int guards_hoisted = 0; // of those, evaluated once per entry call
+  int guards_proved_unnecessary = 0; // input/output pairs proved safe in place
+  int math_expansions = 0;           // inline exp/log/tanh/sigmoid/rsqrt
+  double compile_ms = 0;
+
+  std::string text() const;
+  std::string json() const;
+};
+
+} // namespace lanejit

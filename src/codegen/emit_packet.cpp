@@ -1,0 +1,230 @@
+#include "codegen/emit_packet.h"
+
+#include "codegen/emit_ops.h"
+
+#include <lanejit/error.h>
+
+#include <llvm/IR/Function.h>
+#include <llvm/IR/Module.h>
+
+namespace lanejit::codegen {
+
+using llvm::Value;
+
+llvm::Constant *laneIds(llvm::LLVMContext &ctx, int lanes) {
+  std::vector<llvm::Constant *> ids;
+  for (int i = 0; i < lanes; ++i)
+    ids.push_back(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), i));
+  return llvm::ConstantVector::get(ids);
+}
+
+int PacketEmitter::slotOf(const Node *node) const {
+  for (size_t i = 0; i < plan_.materialized.size(); ++i)
+    if (plan_.materialized[i].get() == node)
+      return static_cast<int>(i);
+  return -1;
+}
+
+Value *PacketEmitter::memoryLoad(llvm::Type *type, Value *ptr, bool workspace) {
+  llvm::IRBuilder<> &b = *scope_->b;
+  counts_.workspace_loads += workspace;
+  if (!mask_) {
+    ++counts_.loads;
+    return b.CreateAlignedLoad(type, ptr, llvm::Align(4));
+  }
+  ++counts_.masked_loads;
+  return b.CreateMaskedLoad(type, ptr, llvm::Align(4), mask_, llvm::Constant::getNullValue(type));
+}
+
+void PacketEmitter::memoryStore(Value *value, Value *ptr, bool workspace) {
+  llvm::IRBuilder<> &b = *scope_->b;
+  counts_.workspace_stores += workspace;
+  if (!mask_) {
+    ++counts_.stores;
+    b.CreateAlignedStore(value, ptr, llvm::Align(4));
+    return;
+  }
+  ++counts_.masked_stores;
+  b.CreateMaskedStore(value, ptr, llvm::Align(4), mask_);
+}
+
+Value *PacketEmitter::compute(const Node &n) {
+  llvm::IRBuilder<> &b = *scope_->b;
+  auto operand = [&](int i) { return lane(n.args[i]); };
+  switch (n.kind) {
+  case NodeKind::Unary: {
+    UnaryOp op = n.unaryOp();
+    counts_.math_expansions += op == UnaryOp::Exp || op == UnaryOp::Log || op == UnaryOp::Tanh ||
+                               op == UnaryOp::Sigmoid || op == UnaryOp::Rsqrt;
+    return emitUnary(b, op, n.args[0]->type, operand(0), target_.math);
+  }
+  case NodeKind::Binary:
+    return emitBinary(b, n.binaryOp(), n.args[0]->type, operand(0), operand(1));
+  case NodeKind::Select:
+    return b.CreateSelect(operand(0), operand(1), operand(2));
+  case NodeKind::Fma:
+    return emitFma(b, operand(0), operand(1), operand(2));
+  default:
+    throw Error(Error::Kind::Compile,
+                "internal: no packet form for node kind " + std::string(name(n.kind)));
+  }
+}
+
+// Workspace slots hold f32 and i32 packets as they are; booleans as i32.
+static llvm::Type *storedType(llvm::LLVMContext &ctx, DType type, int lanes) {
+  return valueType(ctx, type == DType::Bool ? DType::I32 : type, lanes);
+}
+
+Value *PacketEmitter::lane(const Expr &e) {
+  if (auto it = values_.find(e.get()); it != values_.end())
+    return it->second;
+  llvm::IRBuilder<> &b = *scope_->b;
+  llvm::LLVMContext &ctx = b.getContext();
+  int W = plan_.lanes;
+  bool producing = false;
+  for (const Expr &m : traversal_->materializations)
+    producing = producing || m.get() == e.get();
+  Value *v = nullptr;
+  if (plan_.uniformity.of(e) != analysis::Uniformity::Lane) {
+    v = scope_->uniform(e);
+  } else if (int slot = slotOf(e.get()); slot >= 0 && !producing) {
+    Value *ptr = b.CreateInBoundsGEP(b.getFloatTy(), scope_->workspace(slot), column_);
+    v = memoryLoad(storedType(ctx, e->type, W), ptr, true);
+    if (e->type == DType::Bool)
+      v = b.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
+  } else if (e->kind == NodeKind::Load) {
+    Value *index = b.CreateAdd(scope_->dim(e->begin), column_);
+    Value *ptr = b.CreateInBoundsGEP(b.getFloatTy(), scope_->base(e->param), index);
+    v = memoryLoad(valueType(ctx, e->type, W), ptr, false);
+  } else if (e->kind == NodeKind::ColIndex) {
+    Value *first = b.CreateTrunc(b.CreateAdd(scope_->dim(e->begin), column_), b.getInt32Ty());
+    v = b.CreateAdd(b.CreateVectorSplat(W, first), laneIds(ctx, W));
+  } else {
+    v = compute(*e);
+  }
+  values_.emplace(e.get(), v);
+  return v;
+}
+
+std::vector<Value *> PacketEmitter::emitBody(const lower::Traversal &t, lower::PacketKind kind,
+                                             Value *column, Value *len,
+                                             const PacketScope &scope) {
+  scope_ = &scope;
+  traversal_ = &t;
+  column_ = column;
+  values_.clear();
+  mask_ = nullptr;
+  llvm::IRBuilder<> &b = *scope.b;
+  int W = plan_.lanes;
+  if (kind == lower::PacketKind::Dense) {
+    ++counts_.dense_bodies;
+  } else {
+    ++counts_.masked_bodies;
+    // Active lanes: min(len - column, W), as a compare against lane ids.
+    Value *remaining = b.CreateSub(len, column);
+    Value *w = b.getInt64(W);
+    Value *active = b.CreateSelect(b.CreateICmpSLT(remaining, w), remaining, w);
+    mask_ = b.CreateICmpSLT(laneIds(b.getContext(), W),
+                            b.CreateVectorSplat(W, b.CreateTrunc(active, b.getInt32Ty())), "mask");
+  }
+
+  // Every value first, so every load precedes every store.
+  std::vector<Value *> materialized, written, reduced;
+  for (const Expr &m : t.materializations)
+    materialized.push_back(lane(m));
+  for (int wi : t.writes)
+    written.push_back(lane(plan_.program.writes[wi].value));
+  for (const Expr &r : t.reductions) {
+    Value *v = lane(r->args[0]);
+    if (mask_) // inactive lanes add the identity: same bits as not adding
+      v = b.CreateSelect(mask_, v, reductionIdentity(v->getType(), r->reduceOp()));
+    reduced.push_back(v);
+  }
+
+  for (size_t i = 0; i < t.materializations.size(); ++i) {
+    Value *v = materialized[i];
+    if (t.materializations[i]->type == DType::Bool)
+      v = b.CreateZExt(v, storedType(b.getContext(), DType::Bool, W));
+    Value *ptr =
+        b.CreateInBoundsGEP(b.getFloatTy(), scope.workspace(slotOf(t.materializations[i].get())),
+                            column);
+    memoryStore(v, ptr, true);
+  }
+  size_t inputs = plan_.program.inputs.size();
+  for (size_t i = 0; i < t.writes.size(); ++i) {
+    const Write &w = plan_.program.writes[t.writes[i]];
+    Value *index = b.CreateAdd(scope.dim(w.begin), column);
+    Value *ptr = b.CreateInBoundsGEP(b.getFloatTy(), scope.base(int(inputs) + w.output), index);
+    memoryStore(written[i], ptr, false);
+  }
+  scope_ = nullptr;
+  return reduced;
+}
+
+llvm::Function *PacketEmitter::emitHelper(const lower::Traversal &t, lower::PacketKind kind,
+                                          llvm::Module &module, const std::string &name,
+                                          Environment &env) {
+  llvm::LLVMContext &ctx = module.getContext();
+  llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
+  llvm::Type *i64 = llvm::Type::getInt64Ty(ctx);
+  std::vector<llvm::Type *> results;
+  for (const Expr &r : t.reductions)
+    results.push_back(valueType(ctx, r->args[0]->type, plan_.lanes));
+  llvm::Type *ret = results.empty() ? llvm::Type::getVoidTy(ctx)
+                                    : static_cast<llvm::Type *>(llvm::StructType::get(ctx, results));
+  auto *fn = llvm::Function::Create(llvm::FunctionType::get(ret, {ptr, i64, i64}, false),
+                                    llvm::Function::InternalLinkage, name, module);
+  fn->addFnAttr(llvm::Attribute::NoUnwind);
+  fn->addFnAttr(llvm::Attribute::NoInline);
+  ++counts_.helper_functions;
+
+  auto *entry = llvm::BasicBlock::Create(ctx, "entry", fn);
+  llvm::IRBuilder<> pre(entry); // environment loads
+  llvm::IRBuilder<> body(ctx);
+  auto *bodyBlock = llvm::BasicBlock::Create(ctx, "body", fn);
+  body.SetInsertPoint(bodyBlock);
+  Value *envPtr = fn->getArg(0);
+  // Each value the body asks for gets the next 8-byte environment slot,
+  // loaded once at the helper's entry.
+  std::unordered_map<std::string, Value *> loaded;
+  auto request = [&](const std::string &key, EnvironmentSlot s, llvm::Type *type) -> Value * {
+    if (auto it = loaded.find(key); it != loaded.end())
+      return it->second;
+    Value *v = pre.CreateLoad(type, pre.CreateConstInBoundsGEP1_64(i64, envPtr, env.size()));
+    env.push_back(std::move(s));
+    return loaded[key] = v;
+  };
+  PacketScope scope{&body};
+  scope.base = [&](int buffer) {
+    return request("b" + std::to_string(buffer), {EnvironmentSlot::Base, buffer}, ptr);
+  };
+  scope.workspace = [&](int s) {
+    return request("w" + std::to_string(s), {EnvironmentSlot::Workspace, s}, ptr);
+  };
+  scope.uniform = [&](const Expr &e) -> Value * {
+    std::string key = "u" + std::to_string(reinterpret_cast<uintptr_t>(e.get()));
+    if (auto it = loaded.find(key + "splat"); it != loaded.end())
+      return it->second;
+    llvm::Type *type = valueType(ctx, e->type == DType::Bool ? DType::I32 : e->type, 0);
+    Value *v = request(key, {EnvironmentSlot::Uniform, 0, e}, type);
+    if (e->type == DType::Bool)
+      v = pre.CreateICmpNE(v, pre.getInt32(0));
+    return loaded[key + "splat"] = pre.CreateVectorSplat(plan_.lanes, v);
+  };
+  scope.dim = [&](const Dim &d) {
+    return request("d" + d.str(), {EnvironmentSlot::DimValue, 0, Expr(), d}, i64);
+  };
+  std::vector<Value *> reduced = emitBody(t, kind, fn->getArg(1), fn->getArg(2), scope);
+  if (results.empty()) {
+    body.CreateRetVoid();
+  } else {
+    Value *agg = llvm::UndefValue::get(ret);
+    for (size_t i = 0; i < reduced.size(); ++i)
+      agg = body.CreateInsertValue(agg, reduced[i], {unsigned(i)});
+    body.CreateRet(agg);
+  }
+  pre.CreateBr(bodyBlock);
+  return fn;
+}
+
+} // namespace lanejit::codegen

@@ -1,0 +1,98 @@
+// One packet of a traversal: the loads, the arithmetic and the stores of W
+// columns of one row, emitted either inline in the entry's row loop or as a
+// helper function the row loop calls (the plan's inlining policy decides).
+//
+// A packet body performs all its loads before its first store; the alias
+// analysis (lower/prove_in_place.cpp) relies on that order.
+#pragma once
+
+#include "codegen/math.h"
+#include "lower/plan.h"
+
+#include <llvm/IR/IRBuilder.h>
+
+#include <functional>
+#include <unordered_map>
+#include <string>
+#include <vector>
+
+namespace lanejit::codegen {
+
+struct CodegenTarget {
+  std::string cpu;
+  std::string features;
+  MathTarget math;
+};
+
+// What codegen emitted, for the compile report. Body counts are copies in
+// the emitted code: a helper counts once however many sites call it.
+struct CodegenCounts {
+  int dense_bodies = 0;    // bodies with the constant all-on mask
+  int masked_bodies = 0;   // bodies with a run-time lane mask
+  int helper_functions = 0; // bodies emitted as helper functions
+  int helper_calls = 0;     // call sites of those helpers
+  int loads = 0, stores = 0;               // plain vector loads/stores
+  int masked_loads = 0, masked_stores = 0; // masked vector loads/stores
+  int workspace_loads = 0, workspace_stores = 0; // of materialized values (included above)
+  int math_expansions = 0; // inline exp/log/tanh/sigmoid/rsqrt expansions
+  int guards = 0;          // address comparisons of alias guards
+  int guards_hoisted = 0;  // of those, evaluated once per entry call
+};
+
+// Where a packet body finds what does not vary across the row's packets.
+struct PacketScope {
+  llvm::IRBuilder<> *b;                          // where the body goes
+  std::function<llvm::Value *(int buffer)> base; // current row of a buffer (or its base)
+  std::function<llvm::Value *(int slot)> workspace;
+  std::function<llvm::Value *(const Expr &)> uniform; // row/launch value, splat
+  std::function<llvm::Value *(const Dim &)> dim;      // i64 value
+};
+
+class PacketEmitter {
+public:
+  PacketEmitter(const lower::KernelPlan &plan, const CodegenTarget &target,
+                CodegenCounts &counts)
+      : plan_(plan), target_(target), counts_(counts) {}
+
+  // Emits one packet of `t` at traversal column `column` (i64) of a
+  // traversal of `len` columns; returns each reduction's operand with
+  // inactive lanes set to the reduction's identity.
+  std::vector<llvm::Value *> emitBody(const lower::Traversal &t, lower::PacketKind kind,
+                                      llvm::Value *column, llvm::Value *len,
+                                      const PacketScope &scope);
+
+  // Emits the body as `name(ptr env, i64 column, i64 len)`, returning the
+  // reductions' operands as a struct. `env` lists what the caller must store
+  // in the environment, one 8-byte slot each, in order.
+  struct EnvironmentSlot {
+    enum Kind { Base, Workspace, Uniform, DimValue } kind;
+    int index = 0; // buffer or workspace slot
+    Expr value;    // Uniform
+    Dim dim;       // DimValue
+  };
+  using Environment = std::vector<EnvironmentSlot>;
+  llvm::Function *emitHelper(const lower::Traversal &t, lower::PacketKind kind,
+                             llvm::Module &module, const std::string &name, Environment &env);
+
+private:
+  llvm::Value *lane(const Expr &e);
+  llvm::Value *compute(const Node &n);
+  llvm::Value *memoryLoad(llvm::Type *type, llvm::Value *ptr, bool workspace);
+  void memoryStore(llvm::Value *value, llvm::Value *ptr, bool workspace);
+  int slotOf(const Node *node) const;
+
+  const lower::KernelPlan &plan_;
+  const CodegenTarget &target_;
+  CodegenCounts &counts_;
+  // The packet being emitted.
+  const PacketScope *scope_ = nullptr;
+  const lower::Traversal *traversal_ = nullptr;
+  llvm::Value *column_ = nullptr;
+  llvm::Value *mask_ = nullptr; // <W x i1>, Masked only
+  std::unordered_map<const Node *, llvm::Value *> values_;
+};
+
+// The i32 lane ids 0..W-1.
+llvm::Constant *laneIds(llvm::LLVMContext &ctx, int lanes);
+
+} // namespace lanejit::codegen

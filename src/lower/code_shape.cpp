@@ -1,0 +1,71 @@
+// Lowering passes that choose code shape, not schedule: full-packet
+// specialization, guard placement and the inlining policy.
+#include "lower/lowering_passes.h"
+
+#include <algorithm>
+
+namespace lanejit::lower {
+
+LoweringResult specializeFullPackets(KernelPlan &plan, const CompileOptions &) {
+  for (Traversal &t : plan.traversals)
+    t.full = PacketKind::Dense;
+  return {!plan.traversals.empty(), std::to_string(plan.traversals.size()) +
+                                        " traversals run full packets with the all-on mask"};
+}
+
+LoweringResult hoistGuards(KernelPlan &plan, const CompileOptions &) {
+  // A guard reads buffer addresses and row strides: launch-uniform values
+  // (the uniformity analysis's Launch scope), fixed for the whole call.
+  plan.hoist_guards = true;
+  size_t n = plan.guardedInputs().size();
+  return {n > 0, std::to_string(n) + " alias guards evaluated once per entry call"};
+}
+
+namespace {
+
+// Rough machine instructions for one packet of `t`: each elementwise node
+// counts 1, each inline math expansion its measured size (docs/math.md).
+int bodyCost(const KernelPlan &plan, const Traversal &t) {
+  int cost = static_cast<int>(t.writes.size() + t.materializations.size());
+  for (const Expr &e : laneValuesOf(plan, t)) {
+    ++cost;
+    bool produced = std::any_of(t.materializations.begin(), t.materializations.end(),
+                                [&](const Expr &m) { return m.get() == e.get(); });
+    if (e->kind != NodeKind::Unary || (plan.isMaterialized(e.get()) && !produced))
+      continue; // read back from the workspace, not expanded here
+    UnaryOp op = e->unaryOp();
+    if (op == UnaryOp::Exp || op == UnaryOp::Log || op == UnaryOp::Sigmoid)
+      cost += 30;
+    else if (op == UnaryOp::Tanh)
+      cost += 40;
+  }
+  return cost;
+}
+
+} // namespace
+
+LoweringResult chooseInlining(KernelPlan &plan, const CompileOptions &options) {
+  using Inline = CompileOptions::Inline;
+  int inlined = 0;
+  for (Traversal &t : plan.traversals) {
+    if (options.inline_packet_bodies != Inline::CostRule) {
+      t.inline_bodies = options.inline_packet_bodies == Inline::Always;
+    } else {
+      // Copies of the full-packet body: K in the unrolled group loop and up
+      // to K-1 for the leftover packets (K = 1 without reductions).
+      int copies = t.reductions.empty() ? 1 : 2 * plan.accumulators - 1;
+      t.inline_bodies = bodyCost(plan, t) * copies <= kInlineBudget;
+    }
+    inlined += t.inline_bodies;
+  }
+  std::string rule = options.inline_packet_bodies == Inline::CostRule
+                         ? "cost rule: inline when body cost x copies <= " +
+                               std::to_string(kInlineBudget)
+                         : std::string("forced ") +
+                               (options.inline_packet_bodies == Inline::Always ? "inline"
+                                                                               : "helpers");
+  return {true, std::to_string(inlined) + " of " + std::to_string(plan.traversals.size()) +
+                    " traversals inline their packet bodies (" + rule + ")"};
+}
+
+} // namespace lanejit::lower

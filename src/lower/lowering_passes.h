@@ -1,0 +1,52 @@
+// The lowering passes: each rewrites a KernelPlan (lower/plan.h) and says
+// what it did. Their order and their switches live in src/passes/pipeline.cpp.
+// None of them changes an output bit: they move work between traversals,
+// registers and the workspace, or choose between code paths that compute
+// the same values in the same order.
+#pragma once
+
+#include "lower/plan.h"
+
+#include <string>
+
+namespace lanejit::lower {
+
+struct LoweringResult {
+  bool changed = false;
+  std::string what; // one line for dumps and the compile report
+};
+
+// Pointwise fusion: stop materializing elementwise results that feed other
+// elementwise operations or writes; they are recomputed in the consumer's
+// packet instead. Operands of reductions are left to fuseReductions.
+LoweringResult fusePointwise(KernelPlan &plan, const CompileOptions &options);
+
+// Reduction fusion: a reduction computes its operand in its own traversal
+// instead of reading it back from the workspace.
+LoweringResult fuseReductions(KernelPlan &plan, const CompileOptions &options);
+
+// Output fusion: writes and reductions of equal length and depth share one
+// traversal, when the writes into one output are provably disjoint.
+LoweringResult fuseOutputs(KernelPlan &plan, const CompileOptions &options);
+
+// Full packets run the body with the constant all-on mask.
+LoweringResult specializeFullPackets(KernelPlan &plan, const CompileOptions &options);
+
+// Alias analysis: for each row-tensor input and output, proves (or not)
+// that the traversal order reads every element before writing it when the
+// two are the same memory. Run after every pass that moves work between
+// traversals.
+LoweringResult proveInPlace(KernelPlan &plan, const CompileOptions &options);
+
+// Alias guards compare buffer addresses and strides, which uniformity
+// analysis finds launch-uniform: evaluate them once per entry call.
+LoweringResult hoistGuards(KernelPlan &plan, const CompileOptions &options);
+
+// Packet bodies inlined or emitted as helpers, by the cost rule or forced.
+// The rule: inline when (estimated instructions per body) x (copies of the
+// body the traversal emits) <= kInlineBudget, so code growth stays bounded
+// while small bodies never pay a call per packet.
+constexpr int kInlineBudget = 2048;
+LoweringResult chooseInlining(KernelPlan &plan, const CompileOptions &options);
+
+} // namespace lanejit::lower

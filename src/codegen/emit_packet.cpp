@@ -48,9 +48,9 @@ void PacketEmitter::memoryStore(Value *value, Value *ptr, bool workspace) {
   b.CreateMaskedStore(value, ptr, llvm::Align(4), mask_);
 }
 
-Value *PacketEmitter::compute(const Node &n) {
+Value *PacketEmitter::compute(const Node &n, Value *column) {
   llvm::IRBuilder<> &b = *scope_->b;
-  auto operand = [&](int i) { return lane(n.args[i]); };
+  auto operand = [&](int i) { return lane(n.args[i], column); };
   switch (n.kind) {
   case NodeKind::Unary: {
     UnaryOp op = n.unaryOp();
@@ -75,34 +75,38 @@ static llvm::Type *storedType(llvm::LLVMContext &ctx, DType type, int lanes) {
   return valueType(ctx, type == DType::Bool ? DType::I32 : type, lanes);
 }
 
-Value *PacketEmitter::lane(const Expr &e) {
-  if (auto it = values_.find(e.get()); it != values_.end())
+Value *PacketEmitter::lane(const Expr &e, Value *column) {
+  if (auto it = values_.find({e.get(), column}); it != values_.end())
     return it->second;
   llvm::IRBuilder<> &b = *scope_->b;
   llvm::LLVMContext &ctx = b.getContext();
   int W = plan_.lanes;
   bool producing = false;
   for (const Expr &m : traversal_->materializations)
-    producing = producing || m.get() == e.get();
+    producing = producing || (m.get() == e.get() && column == column_);
   Value *v = nullptr;
   if (plan_.uniformity.of(e) != analysis::Uniformity::Lane) {
     v = scope_->uniform(e);
   } else if (int slot = slotOf(e.get()); slot >= 0 && !producing) {
-    Value *ptr = b.CreateInBoundsGEP(b.getFloatTy(), scope_->workspace(slot), column_);
+    Value *ptr = b.CreateInBoundsGEP(b.getFloatTy(), scope_->workspace(slot), column);
     v = memoryLoad(storedType(ctx, e->type, W), ptr, true);
     if (e->type == DType::Bool)
       v = b.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
   } else if (e->kind == NodeKind::Load) {
-    Value *index = b.CreateAdd(scope_->dim(e->begin), column_);
+    Value *index = b.CreateAdd(scope_->dim(e->begin), column);
     Value *ptr = b.CreateInBoundsGEP(b.getFloatTy(), scope_->base(e->param), index);
     v = memoryLoad(valueType(ctx, e->type, W), ptr, false);
   } else if (e->kind == NodeKind::ColIndex) {
-    Value *first = b.CreateTrunc(b.CreateAdd(scope_->dim(e->begin), column_), b.getInt32Ty());
+    Value *first = b.CreateTrunc(b.CreateAdd(scope_->dim(e->begin), column), b.getInt32Ty());
     v = b.CreateAdd(b.CreateVectorSplat(W, first), laneIds(ctx, W));
+  } else if (e->kind == NodeKind::Slice) {
+    // Column j of a slice is column begin + j of its operand (only when
+    // eliminate-slices is off; it normally folds slices into loads).
+    v = lane(e->args[0], b.CreateAdd(column, scope_->dim(e->begin)));
   } else {
-    v = compute(*e);
+    v = compute(*e, column);
   }
-  values_.emplace(e.get(), v);
+  values_.emplace(std::make_pair(e.get(), column), v);
   return v;
 }
 
@@ -131,11 +135,11 @@ std::vector<Value *> PacketEmitter::emitBody(const lower::Traversal &t, lower::P
   // Every value first, so every load precedes every store.
   std::vector<Value *> materialized, written, reduced;
   for (const Expr &m : t.materializations)
-    materialized.push_back(lane(m));
+    materialized.push_back(lane(m, column));
   for (int wi : t.writes)
-    written.push_back(lane(plan_.program.writes[wi].value));
+    written.push_back(lane(plan_.program.writes[wi].value, column));
   for (const Expr &r : t.reductions) {
-    Value *v = lane(r->args[0]);
+    Value *v = lane(r->args[0], column);
     if (mask_) // inactive lanes add the identity: same bits as not adding
       v = b.CreateSelect(mask_, v, reductionIdentity(v->getType(), r->reduceOp()));
     reduced.push_back(v);

@@ -12,7 +12,7 @@
 #include <llvm/IR/IRBuilder.h>
 
 #include <functional>
-#include <unordered_map>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -75,8 +75,9 @@ public:
                              llvm::Module &module, const std::string &name, Environment &env);
 
 private:
-  llvm::Value *lane(const Expr &e);
-  llvm::Value *compute(const Node &n);
+  // The packet of `e` at traversal column `column` (a Slice shifts it).
+  llvm::Value *lane(const Expr &e, llvm::Value *column);
+  llvm::Value *compute(const Node &n, llvm::Value *column);
   llvm::Value *memoryLoad(llvm::Type *type, llvm::Value *ptr, bool workspace);
   void memoryStore(llvm::Value *value, llvm::Value *ptr, bool workspace);
   int slotOf(const Node *node) const;
@@ -89,7 +90,7 @@ private:
   const lower::Traversal *traversal_ = nullptr;
   llvm::Value *column_ = nullptr;
   llvm::Value *mask_ = nullptr; // <W x i1>, Masked only
-  std::unordered_map<const Node *, llvm::Value *> values_;
+  std::map<std::pair<const Node *, llvm::Value *>, llvm::Value *> values_;
 };
 
 // The i32 lane ids 0..W-1.

@@ -14,6 +14,9 @@
 // Anything else may read a value the kernel already overwrote.
 #include "lower/lowering_passes.h"
 
+#include <functional>
+#include <set>
+
 
 namespace lanejit::lower {
 namespace {
@@ -23,11 +26,33 @@ struct Access {
   Dim begin, len;
 };
 
+// Reads of input `param` by traversal `t`, as column ranges: a load at
+// `begin` reached through slices at offsets o1, o2, ... reads columns
+// begin + o1 + o2 + ... + j in packet j. Stops at values read back from the
+// workspace and at row- or launch-uniform values (computed elsewhere).
 void collectReads(const KernelPlan &plan, const Traversal &t, int index, int param,
                   std::vector<Access> &reads) {
-  for (const Expr &e : laneValuesOf(plan, t))
+  std::set<std::pair<const Node *, std::string>> seen;
+  std::function<void(const Expr &, const Dim &, bool)> visit = [&](const Expr &e,
+                                                                   const Dim &offset,
+                                                                   bool producing) {
+    if (plan.uniformity.of(e) != analysis::Uniformity::Lane ||
+        !seen.insert({e.get(), offset.str()}).second)
+      return;
+    if (!producing && plan.isMaterialized(e.get()))
+      return;
     if (e->kind == NodeKind::Load && e->param == param)
-      reads.push_back({index, e->begin, *e->len});
+      reads.push_back({index, e->begin + offset, t.len});
+    Dim inner = e->kind == NodeKind::Slice ? offset + e->begin : offset;
+    for (const Expr &a : e->args)
+      visit(a, inner, false);
+  };
+  for (const Expr &m : t.materializations)
+    visit(m, 0, true);
+  for (const Expr &r : t.reductions)
+    visit(r->args[0], 0, false);
+  for (int w : t.writes)
+    visit(plan.program.writes[w].value, 0, false);
 }
 
 bool disjoint(const Access &a, const Access &b) {

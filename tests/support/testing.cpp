@@ -1,6 +1,7 @@
 // GoogleTest helpers: running a kernel on a checked case and sweeping shapes.
 #include "support/testing.h"
 
+#include <lanejit/dsl.h>
 #include <lanejit/error.h>
 
 #include <sstream>
@@ -41,6 +42,23 @@ namespace lanejit::test {
                                            uint64_t seed, int64_t row_stride_pad) {
   check::Case c = check::makeCase(program, shape, fill, seed, row_stride_pad);
   return runMatchesReference(compile(program, options), c);
+}
+
+Program writeAheadProgram() {
+  ProgramBuilder b("write_ahead");
+  Expr x = b.rows("x");
+  Dim q = Dim::C() / 4, h = Dim::C() / 2;
+  b.write("y", 0, x.cols(0, h) * 2.0f);
+  b.write("y", h, x.cols(q, q + h) * 3.0f);
+  return b.build();
+}
+
+Program writeBehindProgram() {
+  ProgramBuilder b("write_behind");
+  Expr x = b.rows("x");
+  Dim q = Dim::C() / 4, h = Dim::C() / 2;
+  b.write("y", 0, x.cols(q, q + h) * 2.0f, h);
+  return b.build();
 }
 
 std::vector<int64_t> sweepColumns(int max_lanes, int64_t multiple) {

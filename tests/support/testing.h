@@ -37,6 +37,15 @@ compileAndCheck(const Program &program, Shape shape,
 // Column counts whose tails cover 0 .. 2W+1 lanes for every W <= max_lanes,
 // plus a few multi-packet sizes. Every count is a multiple of `multiple`
 // (2 for RoPE: then C/2 sweeps the tails).
+// Two single-input programs for in-place tests (C a multiple of 4):
+// writeAhead — y[:, :C/2] = 2 x[:, :C/2], y[:, C/2:] = 3 x[:, C/4:3C/4]; in
+//   one traversal, packet j writes y[C/2 + j] before packet j + C/4 reads
+//   it as x: unsafe in place, so guarded;
+// writeBehind — y[:, :C/2] = 2 x[:, C/4:3C/4]: every write trails its read,
+//   so proved safe in place.
+Program writeAheadProgram();
+Program writeBehindProgram();
+
 std::vector<int64_t> sweepColumns(int max_lanes = 16, int64_t multiple = 1);
 // sweepColumns paired with a cycle of row counts (1, 2, 3, 5, 17).
 std::vector<Shape> sweepShapes(int max_lanes = 16, int64_t multiple = 1);

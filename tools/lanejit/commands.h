@@ -27,4 +27,7 @@ void runCommand(const RunArgs &args);
 void dumpCommand(const std::string &program, const std::string &stage,
                  const CompileOptions &options);
 
+// Prints the kernel's compile report, as text or JSON.
+void explainCommand(const std::string &program, bool json, const CompileOptions &options);
+
 } // namespace lanejit::cli

@@ -1,4 +1,5 @@
-// `lanejit dump` and program loading shared by the subcommands.
+// `lanejit dump`, `lanejit explain`, and program loading shared by the
+// subcommands.
 #include "commands.h"
 
 #include <lanejit/kernel.h>
@@ -23,6 +24,11 @@ void dumpCommand(const std::string &spec, const std::string &stage, const Compil
     return;
   }
   fmt::print("{}", compile(program, options).dump(stage));
+}
+
+void explainCommand(const std::string &spec, bool json, const CompileOptions &options) {
+  Kernel kernel = compile(loadProgram(spec), options);
+  fmt::print("{}", json ? kernel.report().json() : kernel.report().text());
 }
 
 } // namespace lanejit::cli

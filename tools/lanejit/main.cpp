@@ -24,21 +24,34 @@ int fail(std::string message) {
   return 1;
 }
 
-// --lanes and --no-spec, shared by the subcommands that compile.
+// --lanes, --enable/--disable SWITCH and --no-spec, shared by the
+// subcommands that compile. Switch names are those of the environment
+// variables (docs/switches.md).
 struct CompileFlags {
   int lanes = 0;
   bool no_spec = false;
+  std::vector<std::string> enable, disable;
   CLI::Option *lanes_option = nullptr;
 
   void add(CLI::App &app) {
     lanes_option = app.add_option("--lanes", lanes, "lanes per packet (4, 8, 16; 0 = widest)");
-    app.add_flag("--no-spec", no_spec, "no full-packet specialization: every packet masked");
+    app.add_option("--enable", enable, "turn a switch on, e.g. FUSE_POINTWISE (repeatable)")
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    app.add_option("--disable", disable, "turn a switch off; disable wins (repeatable)")
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    app.add_flag("--no-spec", no_spec, "same as --disable FULL_PACKET_SPECIALIZATION");
   }
   // Environment first (LANEJIT_*), then the flags given on the command line.
   lanejit::CompileOptions options() const {
     lanejit::CompileOptions options = lanejit::CompileOptions::fromEnvironment();
     if (lanes_option->count())
       options.lanes = lanes;
+    for (const std::string &name : enable)
+      options.setSwitch(name, true);
+    for (const std::string &name : disable)
+      options.setSwitch(name, false);
     if (no_spec)
       options.specialize_full_packets = false;
     return options;
@@ -65,9 +78,18 @@ int runMain(int argc, char **argv) {
   CompileFlags dump_flags;
   CLI::App *dump = app.add_subcommand("dump", "print a program or one of its compiled stages");
   dump->add_option("program", dump_program, "text program file, or lib:NAME")->required();
-  dump->add_option("--stage", stage, "text, ir, llvm or asm")
-      ->check(CLI::IsMember({"text", "ir", "llvm", "asm"}));
+  dump->add_option("--stage", stage, "text, ir, plan, llvm or asm")
+      ->check(CLI::IsMember({"text", "ir", "plan", "llvm", "asm"}));
   dump_flags.add(*dump);
+
+  std::string explain_program;
+  bool explain_json = false;
+  CompileFlags explain_flags;
+  CLI::App *explain =
+      app.add_subcommand("explain", "what the compiler realized for a program (compile report)");
+  explain->add_option("program", explain_program, "text program file, or lib:NAME")->required();
+  explain->add_flag("--json", explain_json, "the report as JSON");
+  explain_flags.add(*explain);
 
   lanejit::bench::DemoOptions demo_options;
   CompileFlags demo_flags;
@@ -93,6 +115,10 @@ int runMain(int argc, char **argv) {
   }
   if (*dump) {
     lanejit::cli::dumpCommand(dump_program, stage, dump_flags.options());
+    return 0;
+  }
+  if (*explain) {
+    lanejit::cli::explainCommand(explain_program, explain_json, explain_flags.options());
     return 0;
   }
   demo_options.compile = demo_flags.options();

@@ -44,6 +44,8 @@ Program runPipeline(const Program &input, const CompileOptions &options,
       verifyOrThrow(next);
       std::string nextText = print(next);
       record.changed = nextText != text;
+      if (record.changed)
+        record.ir = nextText;
       program = std::move(next);
       text = std::move(nextText);
       if (options.dump_passes && record.changed)

@@ -14,6 +14,7 @@ struct PassRecord {
   bool ran = false;     // false when disabled by a switch
   bool changed = false; // printed text differs from the input's
   double ms = 0;
+  std::string ir; // the printed program after the pass, when it changed
 };
 
 // Runs every enabled pass in order, verifying after each one. With

@@ -21,6 +21,9 @@ struct CompiledCode {
   // since the entry's integer division would silently truncate).
   std::vector<std::pair<Dim, std::string>> dims;
   CompileStats stats;
+  std::string object;       // the ELF object the JIT linked
+  std::string entry_symbol; // the entry's name in it
+  std::string pass_log;     // Kernel::dump("passes")
 };
 
 struct Kernel::Impl {

@@ -1,0 +1,32 @@
+// lanejit/aot.h — a compiled kernel as an object file and a C header, to
+// link into a program that has no LLVM (docs/aot.md).
+//
+//   aot::Artifacts a = aot::build(compile(library::rope()));
+//   // write a.object to kernel.o and a.header to kernel.h
+//
+// The object is the one the JIT linked for this kernel (Kernel::object()),
+// not a recompilation, so the AOT entry computes the same bits as
+// Kernel::run on the same inputs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace lanejit {
+class Kernel;
+}
+
+namespace lanejit::aot {
+
+struct Artifacts {
+  std::string object;               // relocatable ELF, position-independent
+  std::string header;               // C declarations of the entry and its arguments
+  std::string entry_symbol;         // the entry's name in the object
+  std::vector<std::string> imports; // undefined symbols (all allowed)
+};
+
+// Throws Error(Kind::Compile) when the object imports a symbol outside
+// inspect::allowedImports(), naming every such import.
+Artifacts build(const Kernel &kernel);
+
+} // namespace lanejit::aot

@@ -61,9 +61,17 @@ void count(MemoryOps &ops, Access a) {
 
 void countInstruction(const DecodedInstruction &inst, MemoryOps &loads, MemoryOps &stores) {
   Access a = classify(inst);
-  if (inst.may_load)
+  bool load = inst.may_load, store = inst.may_store;
+  // LLVM marks the vmaskmov store form as loading too; the operand order
+  // says which it is (a store's memory operand comes first).
+  if (mnemonic(inst.text).find("maskmov") != std::string::npos) {
+    std::string rest = inst.text.substr(inst.text.find(' ') + 1);
+    store = rest.find(" ptr [") < rest.find(',');
+    load = !store;
+  }
+  if (load)
     count(loads, a);
-  if (inst.may_store)
+  if (store)
     count(stores, a);
 }
 

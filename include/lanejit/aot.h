@@ -9,12 +9,10 @@
 // Kernel::run on the same inputs.
 #pragma once
 
+#include <lanejit/kernel.h>
+
 #include <string>
 #include <vector>
-
-namespace lanejit {
-class Kernel;
-}
 
 namespace lanejit::aot {
 
@@ -28,5 +26,11 @@ struct Artifacts {
 // Throws Error(Kind::Compile) when the object imports a symbol outside
 // inspect::allowedImports(), naming every such import.
 Artifacts build(const Kernel &kernel);
+
+// The object linked by the system linker (`cc -shared`, in `directory`) and
+// loaded back: the AOT entry a benchmark can time beside the JIT's. The
+// library stays loaded for the life of the process. Throws Error(Kind::Io)
+// when linking or loading fails, with the linker's message.
+NativeEntry linkShared(const Artifacts &artifacts, const std::string &directory);
 
 } // namespace lanejit::aot

@@ -56,6 +56,9 @@ struct FunctionReport {
   int instructions = 0;
   int64_t stack_frame = -1; // bytes; -1 when unknown
   std::string stack_source; // "stack-sizes section", "prologue" or "unknown"
+  // Deepest byte used below rsp (the red zone a leaf function may use
+  // without moving rsp); not part of stack_frame.
+  int64_t red_zone = 0;
   std::vector<CallSite> calls;
   MemoryOps loads, stores;
   std::vector<Loop> loops;

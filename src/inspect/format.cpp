@@ -26,7 +26,10 @@ std::string callsText(const FunctionReport &f) {
 std::string frameText(const FunctionReport &f) {
   if (f.stack_frame < 0)
     return "unknown";
-  return fmt::format("{} bytes ({})", f.stack_frame, f.stack_source);
+  std::string text = fmt::format("{} bytes ({})", f.stack_frame, f.stack_source);
+  if (f.red_zone > 0)
+    text += fmt::format(" + {} bytes of red zone below rsp", f.red_zone);
+  return text;
 }
 
 std::string jsonString(const std::string &s) {
@@ -111,10 +114,11 @@ std::string toJson(const ObjectReport &r) {
   for (size_t i = 0; i < r.functions.size(); ++i) {
     const FunctionReport &f = r.functions[i];
     out += i ? ",\n    {" : "\n    {";
-    out += fmt::format("\"name\": {}, \"address\": {}, \"bytes\": {}, \"instructions\": {}, "
-                       "\"stack_frame\": {}, \"stack_source\": {},\n     \"calls\": [",
-                       jsonString(f.name), f.address, f.bytes, f.instructions, f.stack_frame,
-                       jsonString(f.stack_source));
+    out += fmt::format(
+        "\"name\": {}, \"address\": {}, \"bytes\": {}, \"instructions\": {}, "
+        "\"stack_frame\": {}, \"stack_source\": {}, \"red_zone\": {},\n     \"calls\": [",
+        jsonString(f.name), f.address, f.bytes, f.instructions, f.stack_frame,
+        jsonString(f.stack_source), f.red_zone);
     for (size_t c = 0; c < f.calls.size(); ++c)
       out += fmt::format("{}{{\"offset\": {}, \"target\": {}, \"internal\": {}}}", c ? ", " : "",
                          f.calls[c].offset, jsonString(f.calls[c].target), f.calls[c].internal);

@@ -42,6 +42,8 @@ std::string disassemble(std::string_view bytes) {
         note = "  # -> " + inst.relocation_symbol;
       else if (!inst.relocation_symbol.empty())
         note = "  # reloc " + inst.relocation_symbol;
+      else if (inst.branch_target)
+        note = fmt::format("  # -> {:x}", *inst.branch_target);
       out += fmt::format("  {:6x}:  {}{}\n", inst.offset, inst.text, note);
     }
   }

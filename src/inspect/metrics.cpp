@@ -21,7 +21,7 @@ bool startsWith(const std::string &s, const char *prefix) {
 
 // What the instruction's memory operand moves; None when it has none
 // (push/pop/call move memory too, but implicitly: they are not counted).
-Access classify(const DecodedInstruction &inst) {
+Access classify(const DecodedInstruction &inst, bool rbpIsFrame) {
   const std::string &t = inst.text;
   size_t ptr = t.find(" ptr [");
   if (ptr == std::string::npos)
@@ -33,7 +33,8 @@ Access classify(const DecodedInstruction &inst) {
   size_t close = t.find(']', ptr);
   std::string address =
       t.substr(ptr + 5, close == std::string::npos ? std::string::npos : close - ptr - 4);
-  if (address.find("rsp") != std::string::npos || address.find("rbp") != std::string::npos)
+  if (address.find("rsp") != std::string::npos ||
+      (rbpIsFrame && address.find("rbp") != std::string::npos))
     return Access::Stack;
   if (t.find("{k") != std::string::npos || op.find("maskmov") != std::string::npos)
     return Access::Masked;
@@ -59,8 +60,16 @@ void count(MemoryOps &ops, Access a) {
   }
 }
 
-void countInstruction(const DecodedInstruction &inst, MemoryOps &loads, MemoryOps &stores) {
-  Access a = classify(inst);
+// rbp addresses the frame only when the prologue made it the frame
+// pointer; otherwise it is one more general register.
+bool usesFramePointer(const DecodedFunction &fn) {
+  return std::any_of(fn.instructions.begin(), fn.instructions.end(),
+                     [](const DecodedInstruction &i) { return i.text == "mov rbp, rsp"; });
+}
+
+void countInstruction(const DecodedInstruction &inst, bool rbpIsFrame, MemoryOps &loads,
+                      MemoryOps &stores) {
+  Access a = classify(inst, rbpIsFrame);
   bool load = inst.may_load, store = inst.may_store;
   // LLVM marks the vmaskmov store form as loading too; the operand order
   // says which it is (a store's memory operand comes first).
@@ -93,6 +102,7 @@ std::vector<Loop> findLoops(const DecodedFunction &fn) {
   }
   std::sort(loops.begin(), loops.end(),
             [](const Loop &a, const Loop &b) { return a.begin < b.begin; });
+  bool rbpIsFrame = usesFramePointer(fn);
   for (Loop &l : loops) {
     l.innermost = std::none_of(loops.begin(), loops.end(), [&](const Loop &o) {
       return &o != &l && o.begin >= l.begin && o.end <= l.end;
@@ -100,7 +110,7 @@ std::vector<Loop> findLoops(const DecodedFunction &fn) {
     for (const DecodedInstruction &inst : fn.instructions)
       if (inst.offset >= l.begin && inst.offset < l.end) {
         ++l.instructions;
-        countInstruction(inst, l.loads, l.stores);
+        countInstruction(inst, rbpIsFrame, l.loads, l.stores);
       }
   }
   return loops;
@@ -129,6 +139,16 @@ int64_t prologueFrame(const DecodedFunction &fn) {
     }
   }
   return frame;
+}
+
+// "[rsp - 112]": the leaf function's red zone, below the stack pointer.
+int64_t redZone(const DecodedFunction &fn) {
+  int64_t deepest = 0;
+  for (const DecodedInstruction &inst : fn.instructions)
+    for (size_t at = inst.text.find("[rsp - "); at != std::string::npos;
+         at = inst.text.find("[rsp - ", at + 1))
+      deepest = std::max<int64_t>(deepest, std::strtoll(inst.text.c_str() + at + 7, nullptr, 0));
+  return deepest;
 }
 
 std::string plural(int n, const char *what) {
@@ -182,8 +202,10 @@ FunctionReport measureFunction(const DecodedFunction &fn, const DecodedObject &o
     r.stack_frame = prologueFrame(fn);
     r.stack_source = "prologue";
   }
+  r.red_zone = redZone(fn);
+  bool rbpIsFrame = usesFramePointer(fn);
   for (const DecodedInstruction &inst : fn.instructions) {
-    countInstruction(inst, r.loads, r.stores);
+    countInstruction(inst, rbpIsFrame, r.loads, r.stores);
     if (!inst.is_call)
       continue;
     CallSite call;
@@ -214,7 +236,7 @@ FunctionReport measureFunction(const DecodedFunction &fn, const DecodedObject &o
       ++r.dense_loops;
   }
   for (const DecodedInstruction &inst : fn.instructions)
-    if (!insideInnermost(r.loops, inst.offset) && classify(inst) == Access::Masked)
+    if (!insideInnermost(r.loops, inst.offset) && classify(inst, rbpIsFrame) == Access::Masked)
       ++r.masked_outside_loops;
   describeBodies(r);
   return r;

@@ -57,6 +57,11 @@ TEST(Inspect, SpecializedRopeHasADenseLoopAndAMaskedTail) {
   for (const inspect::Loop &l : f.loops) {
     if (l.innermost && l.loads.vector > 0) {
       EXPECT_EQ(l.loads.masked + l.stores.masked, 0) << "the full-packet loop is unmasked";
+      // x[:h], x[h:], cos, sin in; y[:h], y[h:] out. rbp is a plain base
+      // register here (no frame pointer), so no access counts as stack.
+      EXPECT_EQ(l.loads.vector, 4) << inspect::toText(r);
+      EXPECT_EQ(l.stores.vector, 2) << inspect::toText(r);
+      EXPECT_EQ(l.loads.stack + l.stores.stack, 0) << inspect::toText(r);
     }
   }
   EXPECT_NE(f.full_packet_body.find("dense loop"), std::string::npos) << f.full_packet_body;
@@ -117,7 +122,7 @@ TEST(Inspect, EveryLibraryKernelHasOnlyDenseInnermostLoops) {
 TEST(Inspect, JsonCarriesTheFields) {
   std::string json = inspect::toJson(inspect::inspectKernel(compileRope(true)));
   for (const char *key :
-       {"\"functions\"", "\"stack_frame\"", "\"calls\": []", "\"masked_loops\": 0",
+       {"\"functions\"", "\"stack_frame\"", "\"red_zone\"", "\"calls\": []", "\"masked_loops\": 0",
         "\"dense_loops\": 1", "\"undefined\": []", "\"loops\""})
     EXPECT_NE(json.find(key), std::string::npos) << key << "\n" << json;
   EXPECT_EQ(std::count(json.begin(), json.end(), '{'), std::count(json.begin(), json.end(), '}'));

@@ -171,6 +171,29 @@ TEST_F(Aot, LibraryKernelsLinkedWithoutLlvmMatchTheJitBitForBit) {
   }
 }
 
+TEST_F(Aot, SharedLinkedEntryMatchesTheJit) {
+  // What the benchmark times as its AOT variant.
+  Kernel kernel = compile(library::layerNorm());
+  NativeEntry linked = aot::linkShared(aot::build(kernel), path("so"));
+  ASSERT_NE(linked, nullptr);
+  EXPECT_NE(linked, kernel.nativeEntry());
+  check::Case jit = check::makeCase(library::layerNorm(), {5, 97}, check::Fill::Random);
+  check::Case native = jit;
+  kernel.run(jit.inputRefs(), jit.outputRefs());
+  std::vector<void *> buffers;
+  std::vector<int64_t> strides;
+  for (check::Case *c : {&native})
+    for (auto *list : {&c->inputs, &c->outputs})
+      for (check::GuardedBuffer &b : *list) {
+        buffers.push_back(b.data());
+        strides.push_back(b.rowStride());
+      }
+  LaunchArgs args{buffers.data(), strides.data(), 5, 97};
+  linked(&args, 0, 5);
+  EXPECT_EQ(native.outputs[0].hash(), jit.outputs[0].hash());
+  EXPECT_TRUE(test::matchesReference(native));
+}
+
 TEST_F(Aot, HeaderDeclaresTheEntryAndItsBuffers) {
   aot::Artifacts a = aot::build(compile(library::rope()));
   EXPECT_NE(a.header.find("void " + a.entry_symbol + "(const lanejit_launch_args *args"),

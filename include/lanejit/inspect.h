@@ -61,6 +61,7 @@ struct FunctionReport {
   int64_t red_zone = 0;
   std::vector<CallSite> calls;
   MemoryOps loads, stores;
+  int vector_bits = 0; // widest vector memory operand (128, 256, 512), 0 if none
   std::vector<Loop> loops;
   // Innermost loops that move packets: with vector memory operations and
   // no lane mask (dense), or with masked ones (masked).

@@ -85,8 +85,9 @@ std::string toText(const ObjectReport &r) {
          "\n";
   for (const FunctionReport &f : r.functions) {
     out += fmt::format("\nfunction {}\n", f.name);
-    out += fmt::format("  code:        {} bytes, {} instructions, at {:#x}\n", f.bytes,
-                       f.instructions, f.address);
+    out += fmt::format("  code:        {} bytes, {} instructions, at {:#x}; widest vector "
+                       "memory operand {} bits\n",
+                       f.bytes, f.instructions, f.address, f.vector_bits);
     out += fmt::format("  stack frame: {}\n", frameText(f));
     out += fmt::format("  calls:       {}\n", callsText(f));
     out += fmt::format("  loads:       {}\n", opsText(f.loads));
@@ -116,9 +117,10 @@ std::string toJson(const ObjectReport &r) {
     out += i ? ",\n    {" : "\n    {";
     out += fmt::format(
         "\"name\": {}, \"address\": {}, \"bytes\": {}, \"instructions\": {}, "
-        "\"stack_frame\": {}, \"stack_source\": {}, \"red_zone\": {},\n     \"calls\": [",
+        "\"stack_frame\": {}, \"stack_source\": {}, \"red_zone\": {}, \"vector_bits\": {},"
+        "\n     \"calls\": [",
         jsonString(f.name), f.address, f.bytes, f.instructions, f.stack_frame,
-        jsonString(f.stack_source), f.red_zone);
+        jsonString(f.stack_source), f.red_zone, f.vector_bits);
     for (size_t c = 0; c < f.calls.size(); ++c)
       out += fmt::format("{}{{\"offset\": {}, \"target\": {}, \"internal\": {}}}", c ? ", " : "",
                          f.calls[c].offset, jsonString(f.calls[c].target), f.calls[c].internal);
@@ -162,6 +164,8 @@ std::string diff(const ObjectReport &a, const ObjectReport &b, const std::string
     diffField(fields, "bytes", std::to_string(fa.bytes), std::to_string(fb->bytes));
     diffField(fields, "instructions", std::to_string(fa.instructions),
               std::to_string(fb->instructions));
+    diffField(fields, "vector bits", std::to_string(fa.vector_bits),
+              std::to_string(fb->vector_bits));
     diffField(fields, "stack frame", frameText(fa), frameText(*fb));
     diffField(fields, "calls", callsText(fa), callsText(*fb));
     diffField(fields, "loads", opsText(fa.loads), opsText(fb->loads));

@@ -203,6 +203,11 @@ FunctionReport measureFunction(const DecodedFunction &fn, const DecodedObject &o
     r.stack_source = "prologue";
   }
   r.red_zone = redZone(fn);
+  for (const DecodedInstruction &inst : fn.instructions)
+    for (auto [word, bits] :
+         {std::pair{"xmmword ptr", 128}, {"ymmword ptr", 256}, {"zmmword ptr", 512}})
+      if (inst.text.find(word) != std::string::npos)
+        r.vector_bits = std::max(r.vector_bits, bits);
   bool rbpIsFrame = usesFramePointer(fn);
   for (const DecodedInstruction &inst : fn.instructions) {
     countInstruction(inst, rbpIsFrame, r.loads, r.stores);

@@ -28,9 +28,10 @@ struct MemoryOps {
   int masked = 0;    // vector with a lane mask ({k} on AVX-512, vmaskmov on AVX)
   int broadcast = 0; // one element to every lane ({1toN}, vbroadcast)
   int gather = 0;    // vgather/vscatter
-  int scalar = 0;    // 1-8 bytes (float or integer), not the stack
+  int scalar = 0;    // 1-8 bytes (float or integer), not stack or constant
   int stack = 0;     // any size, addressed off rsp/rbp (spills, locals)
-  int total() const { return vector + masked + broadcast + gather + scalar + stack; }
+  int constant = 0;  // any size, rip-relative (constant pools: splats, lane iota)
+  int total() const { return vector + masked + broadcast + gather + scalar + stack + constant; }
   bool operator==(const MemoryOps &) const = default;
 };
 

@@ -10,8 +10,9 @@ namespace lanejit::inspect {
 namespace {
 
 std::string opsText(const MemoryOps &m) {
-  return fmt::format("{} vector, {} masked, {} broadcast, {} gather, {} scalar, {} stack", m.vector,
-                     m.masked, m.broadcast, m.gather, m.scalar, m.stack);
+  return fmt::format("{} vector, {} masked, {} broadcast, {} gather, {} scalar, {} stack, "
+                     "{} constant",
+                     m.vector, m.masked, m.broadcast, m.gather, m.scalar, m.stack, m.constant);
 }
 
 std::string callsText(const FunctionReport &f) {
@@ -46,9 +47,9 @@ std::string jsonString(const std::string &s) {
 }
 
 std::string opsJson(const MemoryOps &m) {
-  return fmt::format(
-      R"({{"vector": {}, "masked": {}, "broadcast": {}, "gather": {}, "scalar": {}, "stack": {}}})",
-      m.vector, m.masked, m.broadcast, m.gather, m.scalar, m.stack);
+  return fmt::format(R"({{"vector": {}, "masked": {}, "broadcast": {}, "gather": {}, )"
+                     R"("scalar": {}, "stack": {}, "constant": {}}})",
+                     m.vector, m.masked, m.broadcast, m.gather, m.scalar, m.stack, m.constant);
 }
 
 // "lanejit_rope_3" and "lanejit_rope_0" are the same kernel compiled twice.

@@ -9,7 +9,7 @@
 namespace lanejit::inspect {
 namespace {
 
-enum class Access { None, Vector, Masked, Broadcast, Gather, Scalar, Stack };
+enum class Access { None, Vector, Masked, Broadcast, Gather, Scalar, Stack, Constant };
 
 std::string mnemonic(const std::string &text) {
   return text.substr(0, text.find(' '));
@@ -36,6 +36,8 @@ Access classify(const DecodedInstruction &inst, bool rbpIsFrame) {
   if (address.find("rsp") != std::string::npos ||
       (rbpIsFrame && address.find("rbp") != std::string::npos))
     return Access::Stack;
+  if (address.find("rip") != std::string::npos)
+    return Access::Constant;
   if (t.find("{k") != std::string::npos || op.find("maskmov") != std::string::npos)
     return Access::Masked;
   if (t.find("{1to") != std::string::npos || startsWith(op, "vbroadcast") ||
@@ -56,6 +58,7 @@ void count(MemoryOps &ops, Access a) {
   case Access::Gather: ++ops.gather; break;
   case Access::Scalar: ++ops.scalar; break;
   case Access::Stack: ++ops.stack; break;
+  case Access::Constant: ++ops.constant; break;
   case Access::None: break;
   }
 }

@@ -73,6 +73,12 @@ TEST(Inspect, UnspecializedRopeMasksItsPacketLoop) {
   const FunctionReport &f = only(r);
   EXPECT_EQ(f.dense_loops, 0) << inspect::toText(r);
   EXPECT_EQ(f.masked_loops, 1) << inspect::toText(r);
+  // Both the packet loop and the tail read the four inputs masked; the lane
+  // iota the masks compare against comes from the constant pool.
+  EXPECT_EQ(f.loads.vector, 0) << inspect::toText(r);
+  EXPECT_EQ(f.loads.masked, 8) << inspect::toText(r);
+  EXPECT_EQ(f.stores.masked, 4) << inspect::toText(r);
+  EXPECT_GE(f.loads.constant, 1) << inspect::toText(r);
   EXPECT_NE(f.full_packet_body.find("masked"), std::string::npos) << f.full_packet_body;
 }
 

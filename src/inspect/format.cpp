@@ -52,14 +52,22 @@ std::string opsJson(const MemoryOps &m) {
                      m.vector, m.masked, m.broadcast, m.gather, m.scalar, m.stack, m.constant);
 }
 
-// "lanejit_rope_3" and "lanejit_rope_0" are the same kernel compiled twice.
+// "lanejit_rope_3" and "lanejit_rope_0" are the same kernel compiled twice;
+// helpers carry the entry's name, so every "_<digits>" run between
+// separators is dropped ("lanejit_rope_0.dense" -> "lanejit_rope.dense").
 std::string baseName(const std::string &name) {
-  size_t end = name.size();
-  while (end > 0 && std::isdigit(static_cast<unsigned char>(name[end - 1])))
-    --end;
-  if (end > 0 && end < name.size() && name[end - 1] == '_')
-    return name.substr(0, end - 1);
-  return name;
+  std::string out;
+  for (size_t i = 0; i < name.size();) {
+    size_t j = i + 1;
+    while (name[i] == '_' && j < name.size() && std::isdigit(static_cast<unsigned char>(name[j])))
+      ++j;
+    bool counter = name[i] == '_' && j > i + 1 &&
+                   (j == name.size() || !std::isalnum(static_cast<unsigned char>(name[j])));
+    if (!counter)
+      out.append(name, i, j - i);
+    i = j;
+  }
+  return out;
 }
 
 void diffField(std::string &out, const char *field, const std::string &a, const std::string &b) {
@@ -149,14 +157,22 @@ std::string diff(const ObjectReport &a, const ObjectReport &b, const std::string
   if (a.undefined != b.undefined)
     out += fmt::format("imports: {} -> {}\n", fmt::join(a.undefined, ", "),
                        fmt::join(b.undefined, ", "));
-  auto find = [](const ObjectReport &r, const std::string &name) -> const FunctionReport * {
+  // Same name first, then same name without counters; each function once.
+  std::vector<const FunctionReport *> used;
+  auto find = [&used](const ObjectReport &r, const std::string &name) -> const FunctionReport * {
+    auto unused = [&](const FunctionReport &f) {
+      return std::find(used.begin(), used.end(), &f) == used.end();
+    };
     for (const FunctionReport &f : r.functions)
-      if (baseName(f.name) == name)
-        return &f;
+      if (f.name == name && unused(f))
+        return used.push_back(&f), &f;
+    for (const FunctionReport &f : r.functions)
+      if (baseName(f.name) == baseName(name) && unused(f))
+        return used.push_back(&f), &f;
     return nullptr;
   };
   for (const FunctionReport &fa : a.functions) {
-    const FunctionReport *fb = find(b, baseName(fa.name));
+    const FunctionReport *fb = find(b, fa.name);
     if (!fb) {
       out += fmt::format("function {}: only in {}\n", fa.name, labelA);
       continue;
@@ -184,7 +200,7 @@ std::string diff(const ObjectReport &a, const ObjectReport &b, const std::string
                          fa.name == fb->name ? fa.name : fa.name + " / " + fb->name, fields);
   }
   for (const FunctionReport &fb : b.functions)
-    if (!find(a, baseName(fb.name)))
+    if (std::find(used.begin(), used.end(), &fb) == used.end())
       out += fmt::format("function {}: only in {}\n", fb.name, labelB);
   std::string header = fmt::format("--- {}\n+++ {}\n", labelA, labelB);
   return header + (out.empty() ? "no differences\n" : out);

@@ -125,6 +125,30 @@ TEST(Inspect, EveryLibraryKernelHasOnlyDenseInnermostLoops) {
   }
 }
 
+TEST(Inspect, DiffMatchesHelpersAcrossCompileCounters) {
+  auto function = [](std::string name, uint64_t bytes) {
+    FunctionReport f;
+    f.name = std::move(name);
+    f.bytes = bytes;
+    return f;
+  };
+  ObjectReport a, b;
+  a.functions = {function("lanejit_x_0", 10), function("lanejit_x_0.dense_body", 20),
+                 function("lanejit_x_0.body_1", 30), function("gone", 1)};
+  b.functions = {function("lanejit_x_7", 10), function("lanejit_x_7.dense_body", 25),
+                 function("lanejit_x_7.body_1", 30), function("new", 1)};
+  std::string d = inspect::diff(a, b, "a", "b");
+  EXPECT_NE(
+      d.find("function lanejit_x_0.dense_body / lanejit_x_7.dense_body:\n    bytes: 20 -> 25"),
+      std::string::npos)
+      << d;
+  EXPECT_EQ(d.find("lanejit_x_0 / lanejit_x_7:"), std::string::npos) << "unchanged: not listed\n"
+                                                                     << d;
+  EXPECT_NE(d.find("function gone: only in a"), std::string::npos) << d;
+  EXPECT_NE(d.find("function new: only in b"), std::string::npos) << d;
+  EXPECT_EQ(d.find("body_1"), std::string::npos) << d;
+}
+
 TEST(Inspect, JsonCarriesTheFields) {
   std::string json = inspect::toJson(inspect::inspectKernel(compileRope(true)));
   for (const char *key :

@@ -12,6 +12,7 @@
 #include <lanejit/kernel.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace lanejit::aot {
@@ -26,6 +27,10 @@ struct Artifacts {
 // Throws Error(Kind::Compile) when the object imports a symbol outside
 // inspect::allowedImports(), naming every such import.
 Artifacts build(const Kernel &kernel);
+
+// Throws Error(Kind::Compile) naming every import of `object` outside
+// inspect::allowedImports() (what build() checks); `what` names the object.
+void requireAllowedImports(std::string_view object, const std::string &what);
 
 // The object linked by the system linker (`cc -shared`, in `directory`) and
 // loaded back: the AOT entry a benchmark can time beside the JIT's. The

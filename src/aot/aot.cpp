@@ -120,18 +120,21 @@ void {entry}(const lanejit_launch_args *args, int64_t row_begin, int64_t row_end
 
 } // namespace
 
-Artifacts build(const Kernel &kernel) {
-  Artifacts a;
-  inspect::ObjectReport report = inspect::inspectKernel(kernel);
-  std::vector<std::string> bad = inspect::disallowedImports(report);
+void requireAllowedImports(std::string_view object, const std::string &what) {
+  std::vector<std::string> bad = inspect::disallowedImports(inspect::inspectObject(object));
   if (!bad.empty())
     throw Error(Error::Kind::Compile,
                 fmt::format("the object for '{}' imports {}; an AOT object may import only {}",
-                            kernel.program().name, fmt::join(bad, ", "),
+                            what, fmt::join(bad, ", "),
                             fmt::join(inspect::allowedImports(), ", ")));
+}
+
+Artifacts build(const Kernel &kernel) {
+  Artifacts a;
+  requireAllowedImports(kernel.object(), kernel.program().name);
   a.object = kernel.object();
   a.entry_symbol = kernel.entrySymbol();
-  a.imports = report.undefined;
+  a.imports = inspect::inspectKernel(kernel).undefined;
   a.header = makeHeader(kernel, a.imports);
   return a;
 }

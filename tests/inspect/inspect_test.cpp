@@ -1,6 +1,7 @@
 // Code metrics read from real objects: the kernels' own (spec on/off, both
 // mask encodings), a C object built here with known helpers, calls and a
 // frame, and objects that are not objects.
+#include <lanejit/aot.h>
 #include <lanejit/error.h>
 #include <lanejit/inspect.h>
 #include <lanejit/kernel.h>
@@ -238,6 +239,14 @@ TEST_F(CObject, CallsNameHelpersAndImports) {
   EXPECT_TRUE(function(r, "helper").calls.empty());
   EXPECT_NE(std::find(r.undefined.begin(), r.undefined.end(), "external_sink"), r.undefined.end());
   EXPECT_EQ(inspect::disallowedImports(r), std::vector<std::string>{"external_sink"});
+  // What `lanejit aot` refuses: the message names the import and the rule.
+  try {
+    aot::requireAllowedImports(object_, "c.o");
+    ADD_FAILURE() << "an object importing external_sink was accepted";
+  } catch (const Error &e) {
+    EXPECT_EQ(std::string(e.what()), "the object for 'c.o' imports external_sink; an AOT object "
+                                     "may import only memcpy, memmove, memset");
+  }
 }
 
 TEST_F(CObject, FrameFromThePrologueWithoutAStackSizesSection) {

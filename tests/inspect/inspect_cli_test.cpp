@@ -111,6 +111,9 @@ TEST_F(InspectCli, BadInvocationsAreOneLineErrors) {
   expectError("inspect lib:rope --diff=--lanes=x", "--lanes needs an integer");
   expectError("inspect lib:rope --diff=--lanes=5", "lanes must be 4, 8 or 16");
   expectError("dump lib:rope --stage=nosuch", "nosuch");
+  expectError("inspect '" + (dir_ / "missing.o").string() + "'", "cannot read");
+  std::ofstream(dir_ / "junk.o") << "not an ELF file\n";
+  expectError("inspect '" + (dir_ / "junk.o").string() + "'", "not an object file");
 }
 
 } // namespace

@@ -219,6 +219,15 @@ TEST_F(Aot, CommandWritesAnObjectThatLinks) {
                    "' -o '" + path("main") + "' >'" + path("cc.log") + "' 2>&1";
   ASSERT_EQ(shell(cc), 0) << slurp(path("cc.log"));
   EXPECT_EQ(shell("'" + path("main") + "'"), 0);
+
+  // The written object inspects like the kernel it came from.
+  std::string inspect = std::string("'") + LANEJIT_CLI_PATH + "' inspect '" + path("k.o") + "' >'" +
+                        path("out") + "' 2>&1";
+  ASSERT_EQ(shell(inspect), 0) << slurp(path("out"));
+  EXPECT_NE(slurp(path("out")).find("function lanejit_swiglu_0\n"), std::string::npos)
+      << slurp(path("out"));
+  EXPECT_NE(slurp(path("out")).find("full-packet body: inlined: 1 dense loop"), std::string::npos)
+      << slurp(path("out"));
 }
 
 TEST_F(Aot, CommandErrorsAreOneLine) {

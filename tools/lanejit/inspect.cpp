@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <fstream>
 #include <sstream>
 
 namespace lanejit::cli {
@@ -63,7 +64,28 @@ CompileOptions applySwitches(CompileOptions o, const std::string &switches) {
   return o;
 }
 
+// An object file given directly (e.g. one `lanejit aot` wrote).
+void inspectObjectFile(const InspectArgs &args) {
+  if (!args.diff.empty())
+    badSwitch("compares two compiles of a program, not object files");
+  std::ifstream in(args.program, std::ios::binary);
+  if (!in)
+    throw Error(Error::Kind::Io, "cannot read " + args.program);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  if (args.disassemble) {
+    fmt::print("{}", inspect::disassemble(bytes.str()));
+    return;
+  }
+  inspect::ObjectReport report = inspect::inspectObject(bytes.str());
+  fmt::print("{}", args.json ? inspect::toJson(report) : inspect::toText(report));
+}
+
 void inspectCommand(const InspectArgs &args) {
+  if (args.program.ends_with(".o")) {
+    inspectObjectFile(args);
+    return;
+  }
   Program program = loadProgram(args.program);
   Kernel kernel = compile(program, args.options);
   if (args.disassemble) {

@@ -75,7 +75,9 @@ int runMain(int argc, char **argv) {
   CompileFlags inspect_flags;
   CLI::App *inspect =
       app.add_subcommand("inspect", "code metrics per function, read from the compiled object");
-  inspect->add_option("program", inspect_args.program, "text program file, or lib:NAME")
+  inspect
+      ->add_option("program", inspect_args.program,
+                   "text program file, lib:NAME, or an object file (NAME.o)")
       ->required();
   inspect->add_flag("--json", inspect_args.json, "machine-readable output");
   inspect->add_option("--diff", inspect_args.diff,

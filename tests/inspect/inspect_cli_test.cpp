@@ -64,6 +64,7 @@ protected:
 TEST_F(InspectCli, PrintsEveryFunctionsMetrics) {
   Result r = run("inspect lib:rope --lanes 16");
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("kernel: rope, 16 lanes, full-packet specialization on, ", 0), 0u) << r.out;
   for (const char *line : {"function lanejit_rope_0\n", "stack frame: ", "(stack-sizes section)",
                            "calls:       none\n", "full-packet body: inlined: 1 dense loop",
                            "tail body:        inlined: 6 masked memory ops"})

@@ -93,8 +93,16 @@ void inspectCommand(const InspectArgs &args) {
     return;
   }
   inspect::ObjectReport report = inspect::inspectKernel(kernel);
+  if (args.diff.empty() && args.json) {
+    fmt::print("{}", inspect::toJson(report));
+    return;
+  }
   if (args.diff.empty()) {
-    fmt::print("{}", args.json ? inspect::toJson(report) : inspect::toText(report));
+    const CompileStats &s = kernel.stats();
+    fmt::print("kernel: {}, {} lanes, full-packet specialization {}, opt level {}, cpu {}\n",
+               program.name, s.lanes, args.options.specialize_full_packets ? "on" : "off",
+               args.options.opt_level, s.cpu);
+    fmt::print("{}", inspect::toText(report));
     return;
   }
   if (args.diff.find_first_not_of(" ") == std::string::npos)

@@ -57,8 +57,8 @@ struct Disassembler {
     llvm::MCTargetOptions options;
     registers.reset(target->createMCRegInfo(triple.str()));
     asmInfo.reset(target->createMCAsmInfo(*registers, triple.str(), options));
-    // Decoding is not gated on features here; name them so every encoding
-    // the JIT may emit prints with its real mnemonic.
+    // No CPU or features: the x86 decoder accepts every encoding (AVX-512
+    // included) regardless, so any object decodes as written.
     subtarget.reset(target->createMCSubtargetInfo(triple.str(), "", ""));
     instrInfo.reset(target->createMCInstrInfo());
     if (!registers || !asmInfo || !subtarget || !instrInfo)
@@ -198,6 +198,8 @@ DecodedObject readObject(std::string_view bytes) {
   llvm::MemoryBufferRef buffer(llvm::StringRef(bytes.data(), bytes.size()), "kernel object");
   std::unique_ptr<llvm::object::ObjectFile> object =
       orFail(llvm::object::ObjectFile::createObjectFile(buffer), "not an object file LLVM reads");
+  if (!object->isELF())
+    fail("inspect reads ELF objects; this one is " + object->getFileFormatName().str());
   DecodedObject out;
   out.format = object->getFileFormatName().str();
   llvm::Triple triple = object->makeTriple();

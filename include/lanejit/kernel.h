@@ -74,10 +74,16 @@ public:
   const CompileOptions &options() const;
   const CompileStats &stats() const;
   const CompileReport &report() const;
-  // Textual stages kept for `lanejit dump`: "ir" (after passes), "plan"
+  // Textual stages kept for `lanejit dump`: "passes" (the IR or plan after
+  // every pass that changed it, with timings), "ir" (after passes), "plan"
   // (traversals, workspace, alias handling), "llvm-unoptimized", "llvm"
   // (optimised module), "asm".
   std::string dump(const std::string &stage) const;
+  // The relocatable object the JIT linked for this kernel (ELF bytes), and
+  // its entry's symbol in it; what `lanejit inspect` reads and `lanejit aot`
+  // writes (include/lanejit/inspect.h).
+  const std::string &object() const;
+  const std::string &entrySymbol() const;
 
   struct Impl;
   explicit Kernel(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -7,6 +7,7 @@
 
 #include <llvm/ExecutionEngine/Orc/IRTransformLayer.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ObjectTransformLayer.h>
 
 #include <cstring>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
@@ -43,8 +44,9 @@ public:
   }
 
   uint64_t add(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
-               const std::string &entry) {
+               const std::string &entry, std::string *object) {
     std::lock_guard<std::mutex> lock(mutex_);
+    lastObject_.clear();
     if (!jit_)
       throw Error(Error::Kind::Compile, "LLVM JIT unavailable: " + initError_);
     module->setDataLayout(jit_->getDataLayout());
@@ -55,6 +57,9 @@ public:
     auto symbol = jit_->lookup(entry);
     if (!symbol)
       fail("compiling kernel '" + entry + "'", symbol.takeError());
+    // The lookup materialised the module on this thread, under the lock.
+    if (object)
+      *object = std::move(lastObject_);
     return symbol->getValue();
   }
 
@@ -67,6 +72,12 @@ private:
     machine.setCPU(host.cpu);
     machine.addFeatures({host.features});
     machine.setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
+    // One object for JIT and AOT: position-independent small-model code links
+    // into a normal (PIE) executable, and the stack-size section lets
+    // `lanejit inspect` read each function's frame from the object itself.
+    machine.setRelocationModel(llvm::Reloc::PIC_);
+    machine.setCodeModel(llvm::CodeModel::Small);
+    machine.getOptions().EmitStackSizeSection = true;
     auto optimizerMachine = machine.createTargetMachine();
     if (!optimizerMachine) {
       initError_ = llvm::toString(optimizerMachine.takeError());
@@ -100,23 +111,32 @@ private:
           });
           return tsm;
         });
+    // Keep a copy of each kernel's object as linked (see add()).
+    jit_->getObjTransformLayer().setTransform(
+        [this](std::unique_ptr<llvm::MemoryBuffer> object)
+            -> llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> {
+          lastObject_ = object->getBuffer().str();
+          return object;
+        });
   }
 
   std::mutex mutex_;
   std::unique_ptr<llvm::TargetMachine> optimizerMachine_;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   std::string initError_;
+  std::string lastObject_; // the object of the module being added
 };
 
 } // namespace
 
 uint64_t addModuleAndLookup(std::unique_ptr<llvm::Module> module,
-                            std::unique_ptr<llvm::LLVMContext> context, const std::string &entry) {
+                            std::unique_ptr<llvm::LLVMContext> context, const std::string &entry,
+                            std::string *object) {
   std::string problems;
   llvm::raw_string_ostream out(problems);
   if (llvm::verifyModule(*module, &out))
     throw Error(Error::Kind::Compile, "internal: invalid LLVM IR for '" + entry + "': " + problems);
-  return Jit::instance().add(std::move(module), std::move(context), entry);
+  return Jit::instance().add(std::move(module), std::move(context), entry, object);
 }
 
 namespace {
@@ -129,9 +149,11 @@ std::unique_ptr<llvm::TargetMachine> makeMachine(const std::string &cpu,
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, problem);
   if (!target)
     throw Error(Error::Kind::Compile, "no LLVM target for " + triple + ": " + problem);
-  return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
-      triple, cpu, features, llvm::TargetOptions(), std::nullopt, std::nullopt,
-      llvm::CodeGenOpt::Aggressive));
+  llvm::TargetOptions options; // as the JIT's machine (Jit())
+  options.EmitStackSizeSection = true;
+  return std::unique_ptr<llvm::TargetMachine>(
+      target->createTargetMachine(triple, cpu, features, options, llvm::Reloc::PIC_,
+                                  llvm::CodeModel::Small, llvm::CodeGenOpt::Aggressive));
 }
 
 } // namespace

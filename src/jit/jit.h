@@ -21,8 +21,11 @@ namespace lanejit::jit {
 
 // Compiles `module` (which must define `entry`) and returns its address.
 // The optimisation level is read from the module flag "lanejit.opt_level".
+// With `object`, also returns a copy of the relocatable object the JIT
+// linked (what `lanejit inspect` reads and `lanejit aot` writes).
 uint64_t addModuleAndLookup(std::unique_ptr<llvm::Module> module,
-                            std::unique_ptr<llvm::LLVMContext> context, const std::string &entry);
+                            std::unique_ptr<llvm::LLVMContext> context, const std::string &entry,
+                            std::string *object = nullptr);
 
 // For dumps: the same optimisation the JIT's transform layer applies, and
 // the assembly the JIT would link, for a module outside the JIT.

@@ -19,6 +19,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <map>
 #include <mutex>
 
@@ -99,6 +100,23 @@ std::vector<std::pair<Dim, std::string>> dimsUsed(const Program &program) {
   return dims; // writes' ranges are checked by bindShape
 }
 
+// `dump --stage=passes`: the input, then the IR after each pass that
+// changed it, then every pass's time.
+std::string passLog(const Program &program, const std::vector<passes::PassRecord> &records) {
+  std::string log = "; --- input ---\n" + print(program);
+  std::string times;
+  for (const passes::PassRecord &r : records) {
+    if (r.changed)
+      log += std::string("; --- ") + (r.stage == "ir" ? "IR" : "plan") + " after " + r.name +
+             " ---\n" + r.after;
+    char line[160];
+    std::snprintf(line, sizeof line, "; pass %-24s %s %.3f ms\n", r.name.c_str(),
+                  r.ran ? (r.changed ? "changed" : "no-op  ") : "off    ", r.ms);
+    times += line;
+  }
+  return log + times;
+}
+
 std::shared_ptr<const CompiledCode> build(const Program &program, const CompileOptions &options) {
   auto start = std::chrono::steady_clock::now();
   Lowered l = lowerProgram(program, options);
@@ -112,7 +130,9 @@ std::shared_ptr<const CompiledCode> build(const Program &program, const CompileO
   codegen::CodegenCounts counts;
   auto module = emitModule(l, *ctx, entry, options.opt_level, &counts);
   code->entry = reinterpret_cast<NativeEntry>(
-      jit::addModuleAndLookup(std::move(module), std::move(ctx), entry));
+      jit::addModuleAndLookup(std::move(module), std::move(ctx), entry, &code->object));
+  code->entry_symbol = entry;
+  code->pass_log = passLog(program, l.passes);
   CompileStats &s = code->stats;
   s.lanes = l.plan.lanes;
   s.accumulators = l.plan.accumulators;
@@ -164,15 +184,19 @@ Kernel compile(const Program &program, const CompileOptions &options) {
 }
 
 const CompileReport &Kernel::report() const { return impl_->code->report; }
+const std::string &Kernel::object() const { return impl_->code->object; }
+const std::string &Kernel::entrySymbol() const { return impl_->code->entry_symbol; }
 
 std::string Kernel::dump(const std::string &stage) const {
   if (stage == "ir")
     return print(impl_->code->lowered);
   if (stage == "plan")
     return impl_->code->plan;
+  if (stage == "passes")
+    return impl_->code->pass_log;
   if (stage != "llvm" && stage != "llvm-unoptimized" && stage != "asm")
-    throw Error(Error::Kind::Compile,
-                "unknown dump stage '" + stage + "' (ir, plan, llvm-unoptimized, llvm, asm)");
+    throw Error(Error::Kind::Compile, "unknown dump stage '" + stage +
+                                          "' (passes, ir, plan, llvm-unoptimized, llvm, asm)");
   // Re-lower into a private context: the JIT's module is gone after linking.
   Lowered l = lowerProgram(impl_->program, impl_->options);
   llvm::LLVMContext ctx;

@@ -25,6 +25,9 @@ struct CompiledCode {
   std::vector<Dim> workspace;
   CompileStats stats;
   CompileReport report;
+  std::string object;       // the ELF object the JIT linked
+  std::string entry_symbol; // the entry's name in it
+  std::string pass_log;     // Kernel::dump("passes")
 };
 
 struct Kernel::Impl {

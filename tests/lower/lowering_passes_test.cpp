@@ -176,8 +176,9 @@ TEST(Pipeline, EveryLoweringPassHasASwitchAndARecord) {
   o.fuse_pointwise = false;
   passes::runPipeline(library::rope(), o, 8, &records);
   for (const passes::PassInfo &info : passes::passList())
-    if (info.stage == "lower")
+    if (info.stage == "lower") {
       EXPECT_FALSE(info.option.empty()) << info.name;
+    }
   bool sawFusion = false;
   for (const passes::PassRecord &r : records)
     if (r.name == "fuse-pointwise") {

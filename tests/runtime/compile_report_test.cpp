@@ -127,8 +127,9 @@ TEST(CompileReport, ListsEveryPassAndWhatItDid) {
                                              "specialize-full-packets", "prove-in-place",
                                              "hoist-guards", "choose-inlining"}));
   for (const CompileReport::Pass &p : r.passes)
-    if (p.stage == "lower")
+    if (p.stage == "lower") {
       EXPECT_FALSE(p.what.empty()) << p.name;
+    }
 }
 
 TEST(CompileReport, JsonCarriesTheCounts) {

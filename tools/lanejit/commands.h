@@ -23,11 +23,32 @@ struct RunArgs {
 // Binds the .npy inputs, runs the compiled program, writes the outputs.
 void runCommand(const RunArgs &args);
 
-// Prints the program ("text") or a compiled stage ("ir", "llvm", "asm").
+// Prints the program ("text") or a compiled stage ("passes", "ir",
+// "llvm-unoptimized", "llvm", "asm", "object": the JIT's object disassembled).
 void dumpCommand(const std::string &program, const std::string &stage,
                  const CompileOptions &options);
 
 // Prints the kernel's compile report, as text or JSON.
 void explainCommand(const std::string &program, bool json, const CompileOptions &options);
+struct InspectArgs {
+  std::string program;
+  CompileOptions options;
+  bool json = false;
+  bool disassemble = false;
+  std::string diff; // switches for a second compile to compare with, or empty
+};
+// Prints the code metrics of the kernel's object (inspect.cpp).
+void inspectCommand(const InspectArgs &args);
+// Applies switches written as on the command line ("--no-spec --lanes=8")
+// to `base`; throws Error naming an unknown switch.
+CompileOptions applySwitches(CompileOptions base, const std::string &switches);
+
+struct AotArgs {
+  std::string program;
+  std::string object_path, header_path;
+  CompileOptions options;
+};
+// Writes the JIT's object and a C header for its entry (aot.cpp).
+void aotCommand(const AotArgs &args);
 
 } // namespace lanejit::cli

@@ -2,6 +2,7 @@
 // subcommands.
 #include "commands.h"
 
+#include <lanejit/inspect.h>
 #include <lanejit/kernel.h>
 #include <lanejit/library.h>
 #include <lanejit/text.h>
@@ -23,7 +24,13 @@ void dumpCommand(const std::string &spec, const std::string &stage, const Compil
     fmt::print("{}", print(program));
     return;
   }
-  fmt::print("{}", compile(program, options).dump(stage));
+  Kernel kernel = compile(program, options);
+  // "object": the bytes the JIT linked, disassembled (not a recompilation).
+  if (stage == "object") {
+    fmt::print("{}", inspect::disassemble(kernel.object()));
+    return;
+  }
+  fmt::print("{}", kernel.dump(stage));
 }
 
 void explainCommand(const std::string &spec, bool json, const CompileOptions &options) {

@@ -1,6 +1,6 @@
 // lanejit — command-line front end: run a program on .npy files, dump its
-// compiled stages, or run the demo. Every failure is one line on stderr,
-// "lanejit: error: ...", and exit code 1.
+// compiled stages, inspect or AOT-export its object, or run the demo. Every failure is one line on
+// stderr, "lanejit: error: ...", and exit code 1.
 #include "commands.h"
 
 #include "demo.h"
@@ -78,9 +78,35 @@ int runMain(int argc, char **argv) {
   CompileFlags dump_flags;
   CLI::App *dump = app.add_subcommand("dump", "print a program or one of its compiled stages");
   dump->add_option("program", dump_program, "text program file, or lib:NAME")->required();
-  dump->add_option("--stage", stage, "text, ir, plan, llvm or asm")
-      ->check(CLI::IsMember({"text", "ir", "plan", "llvm", "asm"}));
+  dump->add_option("--stage", stage,
+                   "text, passes, ir, plan, llvm-unoptimized, llvm, asm, or object (the "
+                   "JIT's object disassembled)")
+      ->check(CLI::IsMember(
+          {"text", "passes", "ir", "plan", "llvm-unoptimized", "llvm", "asm", "object"}));
   dump_flags.add(*dump);
+
+  lanejit::cli::InspectArgs inspect_args;
+  CompileFlags inspect_flags;
+  CLI::App *inspect =
+      app.add_subcommand("inspect", "code metrics per function, read from the compiled object");
+  inspect
+      ->add_option("program", inspect_args.program,
+                   "text program file, lib:NAME, or an object file (NAME.o)")
+      ->required();
+  inspect->add_flag("--json", inspect_args.json, "machine-readable output");
+  inspect->add_option("--diff", inspect_args.diff,
+                      "compare with a second compile under these switches, e.g. --diff=--no-spec");
+  inspect->add_flag("--disasm", inspect_args.disassemble, "print the object's disassembly");
+  inspect_flags.add(*inspect);
+
+  lanejit::cli::AotArgs aot_args;
+  CompileFlags aot_flags;
+  CLI::App *aot =
+      app.add_subcommand("aot", "write the JIT's object and a C header, to link without LLVM");
+  aot->add_option("program", aot_args.program, "text program file, or lib:NAME")->required();
+  aot->add_option("-o,--output", aot_args.object_path, "object file to write")->required();
+  aot->add_option("--header", aot_args.header_path, "C header to write");
+  aot_flags.add(*aot);
 
   std::string explain_program;
   bool explain_json = false;
@@ -119,6 +145,16 @@ int runMain(int argc, char **argv) {
   }
   if (*explain) {
     lanejit::cli::explainCommand(explain_program, explain_json, explain_flags.options());
+    return 0;
+  }
+  if (*inspect) {
+    inspect_args.options = inspect_flags.options();
+    lanejit::cli::inspectCommand(inspect_args);
+    return 0;
+  }
+  if (*aot) {
+    aot_args.options = aot_flags.options();
+    lanejit::cli::aotCommand(aot_args);
     return 0;
   }
   demo_options.compile = demo_flags.options();

@@ -1,0 +1,106 @@
+// lanejit/inspect.h — what the machine code of a compiled kernel does.
+//
+//   ObjectReport r = inspect::inspectKernel(compile(library::rope()));
+//   std::cout << inspect::toText(r);
+//
+// Everything here is read from the relocatable object the JIT linked
+// (Kernel::object()): function symbols and sizes from the symbol table,
+// frame sizes from the .stack_sizes section, instructions from LLVM's MC
+// disassembler, call targets from the relocations. Nothing is estimated from
+// IR. docs/inspect.md explains each field and its limits.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace lanejit {
+class Kernel;
+}
+
+namespace lanejit::inspect {
+
+// Memory instructions of one direction (loads or stores), by what they move.
+// An instruction that both loads and stores counts in both.
+struct MemoryOps {
+  int vector = 0;    // a whole xmm/ymm/zmm operand, no lane mask
+  int masked = 0;    // vector with a lane mask ({k} on AVX-512, vmaskmov on AVX)
+  int broadcast = 0; // one element to every lane ({1toN}, vbroadcast)
+  int gather = 0;    // vgather/vscatter
+  int scalar = 0;    // 1-8 bytes (float or integer), not stack or constant
+  int stack = 0;     // any size, addressed off rsp/rbp (spills, locals)
+  int constant = 0;  // any size, rip-relative (constant pools: splats, lane iota)
+  int total() const { return vector + masked + broadcast + gather + scalar + stack + constant; }
+  bool operator==(const MemoryOps &) const = default;
+};
+
+struct CallSite {
+  uint64_t offset = 0;   // of the call instruction, from the function start
+  std::string target;    // symbol name, or "indirect"
+  bool internal = false; // the target is defined in the same object
+};
+
+// A backward branch's range [begin, end) (function-relative offsets): a loop
+// as laid out in the code. Innermost: contains no other such range.
+struct Loop {
+  uint64_t begin = 0, end = 0;
+  bool innermost = false;
+  int instructions = 0;
+  MemoryOps loads, stores;
+};
+
+struct FunctionReport {
+  std::string name;
+  uint64_t address = 0; // within its section
+  uint64_t bytes = 0;
+  int instructions = 0;
+  int64_t stack_frame = -1; // bytes; -1 when unknown
+  std::string stack_source; // "stack-sizes section", "prologue" or "unknown"
+  // Deepest byte used below rsp (the red zone a leaf function may use
+  // without moving rsp); not part of stack_frame.
+  int64_t red_zone = 0;
+  std::vector<CallSite> calls;
+  MemoryOps loads, stores;
+  int vector_bits = 0; // widest vector memory operand (128, 256, 512), 0 if none
+  std::vector<Loop> loops;
+  // Innermost loops that move packets: with vector memory operations and
+  // no lane mask (dense), or with masked ones (masked).
+  int dense_loops = 0, masked_loops = 0;
+  // Masked memory operations outside every innermost loop (a tail body laid
+  // out after its loop).
+  int masked_outside_loops = 0;
+  // How the packet bodies appear in this function's code, in words derived
+  // from the counts above and the calls (docs/inspect.md).
+  std::string full_packet_body;
+  std::string tail_body;
+};
+
+struct ObjectReport {
+  std::string format; // e.g. "elf64-x86-64"
+  std::string triple;
+  std::vector<FunctionReport> functions; // by address
+  std::vector<std::string> undefined;    // imported symbols, sorted
+};
+
+// Throws Error(Kind::Io) when `bytes` is not an object LLVM can read or its
+// code cannot be disassembled.
+ObjectReport inspectObject(std::string_view bytes);
+ObjectReport inspectKernel(const Kernel &kernel);
+
+// Human-readable and JSON forms (the JSON's keys are the field names above).
+std::string toText(const ObjectReport &report);
+std::string toJson(const ObjectReport &report);
+// What changed from `before` to `after`, function by function (matched by
+// name with any trailing "_<digits>" dropped); "no differences" when none.
+std::string diff(const ObjectReport &before, const ObjectReport &after,
+                 const std::string &before_label, const std::string &after_label);
+// An Intel-syntax listing of every function, call targets named.
+std::string disassemble(std::string_view bytes);
+
+// The symbols an AOT object may import (memcpy, memmove, memset), and the
+// imports of `report` outside that set.
+const std::vector<std::string> &allowedImports();
+std::vector<std::string> disallowedImports(const ObjectReport &report);
+
+} // namespace lanejit::inspect

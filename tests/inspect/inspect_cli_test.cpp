@@ -1,0 +1,120 @@
+// `lanejit inspect` and `lanejit dump`'s stages, run as a user would.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef LANEJIT_CLI_PATH
+#error "LANEJIT_CLI_PATH must name the lanejit binary (set by tools/CMakeLists.txt)"
+#endif
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path &path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class InspectCli : public ::testing::Test {
+protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("lanejit_inspect_cli_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Result run(const std::string &args) const {
+    std::string command = std::string("'") + LANEJIT_CLI_PATH + "' " + args + " >'" +
+                          (dir_ / "out").string() + "' 2>'" + (dir_ / "err").string() + "'";
+    int status = std::system(command.c_str());
+    Result r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(dir_ / "out");
+    r.err = slurp(dir_ / "err");
+    return r;
+  }
+
+  void expectError(const std::string &args, const std::string &phrase) const {
+    Result r = run(args);
+    EXPECT_EQ(r.exit_code, 1) << args;
+    EXPECT_EQ(r.err.rfind("lanejit: error: ", 0), 0u) << args << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(phrase), std::string::npos) << args << ": " << r.err;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(InspectCli, PrintsEveryFunctionsMetrics) {
+  Result r = run("inspect lib:rope --lanes 16");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("kernel: rope, 16 lanes, full-packet specialization on, ", 0), 0u) << r.out;
+  for (const char *line : {"function lanejit_rope_0\n", "stack frame: ", "(stack-sizes section)",
+                           "calls:       none\n", "full-packet body: inlined: 1 dense loop",
+                           "tail body:        inlined: 6 masked memory ops"})
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+}
+
+TEST_F(InspectCli, JsonAndDiff) {
+  Result json = run("inspect lib:rope --lanes 16 --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(json.out.rfind("{\n  \"format\": ", 0), 0u) << json.out;
+  EXPECT_NE(json.out.find("\"masked_loops\": 0"), std::string::npos) << json.out;
+
+  Result diff = run("inspect lib:rope --lanes 16 --diff=--no-spec");
+  ASSERT_EQ(diff.exit_code, 0) << diff.err;
+  EXPECT_NE(diff.out.find("masked loops: 0 -> 1"), std::string::npos) << diff.out;
+  Result same = run("inspect lib:rope --lanes 16 --diff=--spec");
+  EXPECT_NE(same.out.find("no differences"), std::string::npos) << same.out;
+  Result lanes = run("inspect lib:swiglu --lanes 16 --diff='--lanes=8 --no-spec'");
+  EXPECT_NE(lanes.out.find("with --lanes=8 --no-spec"), std::string::npos) << lanes.out;
+  EXPECT_NE(lanes.out.find("masked loops: 0 -> 1"), std::string::npos) << lanes.out;
+  EXPECT_NE(lanes.out.find("vector bits: 512 -> 256"), std::string::npos) << lanes.out;
+}
+
+TEST_F(InspectCli, DumpStages) {
+  Result passes = run("dump lib:rope --stage=passes");
+  ASSERT_EQ(passes.exit_code, 0) << passes.err;
+  EXPECT_NE(passes.out.find("; --- IR after eliminate-slices ---"), std::string::npos);
+  EXPECT_NE(passes.out.find("; pass cse"), std::string::npos);
+  Result unopt = run("dump lib:rope --stage=llvm-unoptimized --lanes 16");
+  ASSERT_EQ(unopt.exit_code, 0) << unopt.err;
+  EXPECT_NE(unopt.out.find("@llvm.masked.load"), std::string::npos);
+  Result object = run("dump lib:rope --stage=object --lanes 16");
+  ASSERT_EQ(object.exit_code, 0) << object.err;
+  EXPECT_EQ(object.out.rfind("lanejit_rope_0:", 0), 0u) << object.out;
+  EXPECT_NE(object.out.find("vmovups zmmword ptr"), std::string::npos) << object.out;
+  EXPECT_NE(object.out.find("ret\n"), std::string::npos);
+}
+
+TEST_F(InspectCli, BadInvocationsAreOneLineErrors) {
+  expectError("inspect lib:nosuch", "nosuch");
+  expectError("inspect '" + (dir_ / "missing.lj").string() + "'", "missing.lj");
+  std::ofstream(dir_ / "bad.lj") << "this is not a program\n";
+  expectError("inspect '" + (dir_ / "bad.lj").string() + "'", "bad.lj");
+  expectError("inspect lib:rope --diff=--bogus", "unknown switch '--bogus'");
+  expectError("inspect lib:rope --diff=--lanes=x", "--lanes needs an integer");
+  expectError("inspect lib:rope --diff=--lanes=5", "lanes must be 4, 8 or 16");
+  expectError("dump lib:rope --stage=nosuch", "nosuch");
+  expectError("inspect '" + (dir_ / "missing.o").string() + "'", "cannot read");
+  std::ofstream(dir_ / "junk.o") << "not an ELF file\n";
+  expectError("inspect '" + (dir_ / "junk.o").string() + "'", "not an object file");
+}
+
+} // namespace

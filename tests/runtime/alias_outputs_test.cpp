@@ -89,34 +89,36 @@ TEST(AliasOutputs, OverlapThroughPaddedRowsIsRejected) {
 }
 
 TEST(AliasOutputs, DisjointOutputsWork) {
-  test::forEachAliasKernel(twoOutputs(), [](const Kernel &k, int64_t w) {
+  test::FailureLimit limit;
+  test::forEachAliasKernel(twoOutputs(), [&](const Kernel &k, int64_t w) {
     for (Shape shape : kShapes) {
       const int64_t size = shape.rows * shape.cols;
       // Far apart, adjacent either way, and one float apart.
       for (int64_t k2 : {2 * size + 64, size, -size, size + 1}) {
         test::Layout l = withSecondAt(shape, k2);
         ASSERT_FALSE(l.outputs[0].overlaps(l.outputs[1])) << test::describe(l);
-        EXPECT_TRUE(test::runAliased(k, l, 600));
+        EXPECT_TRUE(limit(test::runAliased(k, l, 600)));
       }
     }
   });
 }
 
 TEST(AliasOutputs, InputInPlaceOnEitherOutputOrAcrossBoth) {
-  test::forEachAliasKernel(twoOutputs(), [](const Kernel &k, int64_t w) {
+  test::FailureLimit limit;
+  test::forEachAliasKernel(twoOutputs(), [&](const Kernel &k, int64_t w) {
     for (Shape shape : kShapes) {
       const int64_t c = shape.cols, size = shape.rows * c;
       for (int out = 0; out < 2; ++out)
         for (int64_t shift : {int64_t(0), int64_t(1), int64_t(-1), w, -w, c, -c}) {
           test::Layout l = test::separateLayout(twoOutputs(), shape);
           l.outputs[out].at = l.inputs[0].at + shift;
-          EXPECT_TRUE(test::runAliased(k, l, 700 + shift));
+          EXPECT_TRUE(limit(test::runAliased(k, l, 700 + shift)));
         }
       // first and second adjacent, x straddling the boundary between them.
       for (int64_t shift : {int64_t(1), c / 2, c, size / 2, size - 1}) {
         test::Layout l = withSecondAt(shape, size);
         l.inputs[0].at = l.outputs[0].at + shift;
-        EXPECT_TRUE(test::runAliased(k, l, 800 + shift));
+        EXPECT_TRUE(limit(test::runAliased(k, l, 800 + shift)));
       }
     }
   });

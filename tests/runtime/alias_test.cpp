@@ -41,6 +41,7 @@ protected:
 // as a row tensor. RoPE's cos/sin [R, C/2] are tried both dense and with
 // the output's row stride (then offset 0 is "cos inside y's left half").
 TEST_P(Alias, OutputOverlapsARowInput) {
+  test::FailureLimit limit;
   forEachKernel([&](const Kernel &k, int64_t w) {
     for (Shape shape : shapes(w))
       for (size_t i = 0; i < program().inputs.size(); ++i) {
@@ -55,7 +56,7 @@ TEST_P(Alias, OutputOverlapsARowInput) {
             test::Layout l = base;
             l.inputs[i].stride = stride;
             l.outputs[0].at = l.inputs[i].at + shift;
-            EXPECT_TRUE(test::runAliased(k, l, 100 + shift));
+            EXPECT_TRUE(limit(test::runAliased(k, l, 100 + shift)));
           }
       }
   });
@@ -64,6 +65,7 @@ TEST_P(Alias, OutputOverlapsARowInput) {
 // gamma/beta [C] inside the output: on row 0 in place, shifted partly out
 // of it, and on later rows.
 TEST_P(Alias, ColumnVectorInsideTheOutput) {
+  test::FailureLimit limit;
   forEachKernel([&](const Kernel &k, int64_t w) {
     for (Shape shape : shapes(w))
       for (size_t i = 0; i < program().inputs.size(); ++i) {
@@ -76,7 +78,7 @@ TEST_P(Alias, ColumnVectorInsideTheOutput) {
         for (int64_t shift : at) {
           test::Layout l = base;
           l.outputs[0].at = l.inputs[i].at + shift;
-          EXPECT_TRUE(test::runAliased(k, l, 200 + shift));
+          EXPECT_TRUE(limit(test::runAliased(k, l, 200 + shift)));
         }
       }
   });
@@ -88,6 +90,7 @@ TEST_P(Alias, ColumnVectorInsideTheOutput) {
 TEST_P(Alias, SameBufferAsTwoInputs) {
   const Program p = program();
   int pairs = 0;
+  test::FailureLimit limit;
   forEachKernel([&](const Kernel &k, int64_t w) {
     for (Shape shape : shapes(w))
       for (size_t i = 0; i < p.inputs.size(); ++i)
@@ -97,13 +100,13 @@ TEST_P(Alias, SameBufferAsTwoInputs) {
           ++pairs;
           test::Layout base = test::separateLayout(p, shape);
           base.inputs[j] = base.inputs[i];
-          EXPECT_TRUE(test::runAliased(k, base, 300));
+          EXPECT_TRUE(limit(test::runAliased(k, base, 300)));
           if (p.inputs[i].kind != ParamKind::RowTensor)
             continue;
           for (int64_t shift : {int64_t(0), int64_t(1), -w, shape.cols}) {
             test::Layout l = base;
             l.outputs[0].at = l.inputs[i].at + shift;
-            EXPECT_TRUE(test::runAliased(k, l, 301));
+            EXPECT_TRUE(limit(test::runAliased(k, l, 301)));
           }
         }
   });
@@ -116,6 +119,7 @@ TEST_P(Alias, SameBufferAsTwoInputs) {
 // In place with rows padded beyond C (the same stride for input and output):
 // the padding must be neither read into the result nor written.
 TEST_P(Alias, InPlaceWithPaddedRows) {
+  test::FailureLimit limit;
   forEachKernel([&](const Kernel &k, int64_t w) {
     for (Shape shape : shapes(w))
       for (int64_t pad : {int64_t(1), int64_t(3), w})
@@ -125,9 +129,9 @@ TEST_P(Alias, InPlaceWithPaddedRows) {
           test::Layout l = test::separateLayout(program(), shape, pad);
           l.inputs[i].stride = l.outputs[0].stride; // RoPE: cos/sin inside y's rows
           l.outputs[0].at = l.inputs[i].at;
-          EXPECT_TRUE(test::runAliased(k, l, 400 + pad));
+          EXPECT_TRUE(limit(test::runAliased(k, l, 400 + pad)));
           l.outputs[0].at = l.inputs[i].at + l.outputs[0].stride; // one padded row down
-          EXPECT_TRUE(test::runAliased(k, l, 500 + pad));
+          EXPECT_TRUE(limit(test::runAliased(k, l, 500 + pad)));
         }
   });
 }

@@ -90,7 +90,7 @@ CompileOptions baseline() {
   return o;
 }
 
-TEST(SwitchCombinations, ConfigurationsAreDistinctAndComplete) {
+TEST(SwitchConfigurations, AreDistinctAndComplete) {
   std::vector<CompileOptions> configs;
   for (int lanes : kLanes)
     for (const CompileOptions &o : configurationsAt(lanes))

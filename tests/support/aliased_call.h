@@ -186,4 +186,28 @@ inline ::testing::AssertionResult runAliased(const Kernel &kernel, const Layout 
   return ::testing::AssertionSuccess();
 }
 
+// Passes the first `shown` failures through and counts the rest, reported
+// once when the test ends, so a broken kernel does not bury the log:
+//   test::FailureLimit limit;
+//   EXPECT_TRUE(limit(test::runAliased(k, l, seed)));
+class FailureLimit {
+public:
+  explicit FailureLimit(int shown = 20) : shown_(shown) {}
+  FailureLimit(const FailureLimit &) = delete;
+  FailureLimit &operator=(const FailureLimit &) = delete;
+  ~FailureLimit() {
+    if (failed_ > shown_)
+      ADD_FAILURE() << failed_ << " layouts failed; the " << failed_ - shown_ << " after the first "
+                    << shown_ << " were not shown";
+  }
+  ::testing::AssertionResult operator()(::testing::AssertionResult result) {
+    if (result || ++failed_ <= shown_)
+      return result;
+    return ::testing::AssertionSuccess();
+  }
+
+private:
+  int shown_, failed_ = 0;
+};
+
 } // namespace lanejit::test

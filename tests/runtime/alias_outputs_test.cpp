@@ -33,7 +33,7 @@ test::Layout withSecondAt(Shape shape, int64_t k) {
 }
 
 // The message of the Error(Kind::Bind) the aliased call throws, or "" if it
-// runs; the arena must be untouched either way when it throws.
+// runs. A rejected call must not have written anything.
 std::string bindErrorOf(const Kernel &k, const test::Layout &l) {
   int64_t lo = 0, hi = 0;
   for (const auto *list : {&l.inputs, &l.outputs})
@@ -68,6 +68,7 @@ TEST(AliasOutputs, OverlappingOutputsAreRejectedNamingBoth) {
           test::Layout l = withSecondAt(shape, sign * k2);
           ASSERT_TRUE(l.outputs[0].overlaps(l.outputs[1])) << test::describe(l);
           std::string msg = bindErrorOf(k, l);
+          EXPECT_NE(msg, "") << test::describe(l) << ": overlapping outputs accepted";
           EXPECT_NE(msg.find("'first'"), std::string::npos) << test::describe(l) << ": " << msg;
           EXPECT_NE(msg.find("'second'"), std::string::npos) << test::describe(l) << ": " << msg;
           EXPECT_NE(msg.find("overlap"), std::string::npos) << test::describe(l) << ": " << msg;
@@ -84,6 +85,7 @@ TEST(AliasOutputs, OverlapThroughPaddedRowsIsRejected) {
   test::Layout l = test::separateLayout(twoOutputs(), {4, 16}, 8);
   l.outputs[1].at = l.outputs[0].at + 16 + 2; // in row 0's padding, ends in row 1
   std::string msg = bindErrorOf(k, l);
+  EXPECT_NE(msg, "") << test::describe(l) << ": overlapping outputs accepted";
   EXPECT_NE(msg.find("'first'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("'second'"), std::string::npos) << msg;
 }

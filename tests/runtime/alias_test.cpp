@@ -16,9 +16,9 @@ namespace {
 
 class Alias : public ::testing::TestWithParam<std::string> {
 protected:
-  template <class Fn> void forEachKernel(Fn fn) {
-    test::forEachAliasKernel(library::byName(GetParam()), fn);
-  }
+  void SetUp() override { program_ = library::byName(GetParam()); }
+
+  template <class Fn> void forEachKernel(Fn fn) { test::forEachAliasKernel(program_, fn); }
 
   // Several shapes per W: tails (C not a multiple of W), a multiple of every
   // W, and 2W+1; at least 3 rows so cross-row overlap shows. RoPE doubles C.
@@ -34,7 +34,7 @@ protected:
     return {0, 1, -1, w - 1, -(w - 1), w, -w, c / 2, -(c / 2), c, -c};
   }
 
-  Program program() const { return library::byName(GetParam()); }
+  Program program_;
 };
 
 // The output in place on, or shifted against, every input it can overlap
@@ -44,10 +44,10 @@ TEST_P(Alias, OutputOverlapsARowInput) {
   test::FailureLimit limit;
   forEachKernel([&](const Kernel &k, int64_t w) {
     for (Shape shape : shapes(w))
-      for (size_t i = 0; i < program().inputs.size(); ++i) {
-        if (program().inputs[i].kind != ParamKind::RowTensor)
+      for (size_t i = 0; i < program_.inputs.size(); ++i) {
+        if (program_.inputs[i].kind != ParamKind::RowTensor)
           continue;
-        test::Layout base = test::separateLayout(program(), shape);
+        test::Layout base = test::separateLayout(program_, shape);
         std::vector<int64_t> strides{base.inputs[i].stride};
         if (base.inputs[i].cols != shape.cols)
           strides.push_back(base.outputs[0].stride);
@@ -68,10 +68,10 @@ TEST_P(Alias, ColumnVectorInsideTheOutput) {
   test::FailureLimit limit;
   forEachKernel([&](const Kernel &k, int64_t w) {
     for (Shape shape : shapes(w))
-      for (size_t i = 0; i < program().inputs.size(); ++i) {
-        if (program().inputs[i].kind != ParamKind::ColVector)
+      for (size_t i = 0; i < program_.inputs.size(); ++i) {
+        if (program_.inputs[i].kind != ParamKind::ColVector)
           continue;
-        test::Layout base = test::separateLayout(program(), shape);
+        test::Layout base = test::separateLayout(program_, shape);
         std::vector<int64_t> at = shifts(w, shape.cols);
         at.push_back(-2 * shape.cols);                // gamma = y row 2
         at.push_back(-(shape.rows - 1) * shape.cols); // gamma = y's last row
@@ -88,7 +88,7 @@ TEST_P(Alias, ColumnVectorInsideTheOutput) {
 // GELU x = u, RoPE cos = sin, LayerNorm gamma = beta), the output apart,
 // then also in place on them and shifted.
 TEST_P(Alias, SameBufferAsTwoInputs) {
-  const Program p = program();
+  const Program &p = program_;
   int pairs = 0;
   test::FailureLimit limit;
   forEachKernel([&](const Kernel &k, int64_t w) {
@@ -123,10 +123,10 @@ TEST_P(Alias, InPlaceWithPaddedRows) {
   forEachKernel([&](const Kernel &k, int64_t w) {
     for (Shape shape : shapes(w))
       for (int64_t pad : {int64_t(1), int64_t(3), w})
-        for (size_t i = 0; i < program().inputs.size(); ++i) {
-          if (program().inputs[i].kind != ParamKind::RowTensor)
+        for (size_t i = 0; i < program_.inputs.size(); ++i) {
+          if (program_.inputs[i].kind != ParamKind::RowTensor)
             continue;
-          test::Layout l = test::separateLayout(program(), shape, pad);
+          test::Layout l = test::separateLayout(program_, shape, pad);
           l.inputs[i].stride = l.outputs[0].stride; // RoPE: cos/sin inside y's rows
           l.outputs[0].at = l.inputs[i].at;
           EXPECT_TRUE(limit(test::runAliased(k, l, 400 + pad)));

@@ -25,6 +25,11 @@ struct CompileOptions {
   // traversal (RoPE writes both halves of y in one pass). Off: one traversal
   // per write and per reduction.
   bool fuse_outputs = true;
+  // Masked-column bounds: when every reduction and write of a traversal is
+  // select(col <= u, value, other) with u row-uniform, columns past u are
+  // skipped (reductions: `other` is their identity) or filled with `other`
+  // (writes) instead of computed. Off: every column is computed and masked.
+  bool bound_masked_columns = true;
   // Full packets run a body compiled with the constant all-on mask; only the
   // tail runs the masked body. Off: every packet runs the masked body.
   bool specialize_full_packets = true;

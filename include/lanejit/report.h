@@ -35,6 +35,7 @@ struct CompileReport {
     int reductions = 0, writes = 0;
     bool dense_full_packets = false; // full packets use the all-on mask
     bool inlined = true;             // packet bodies inlined (else helpers)
+    bool bounded = false;            // stops at a row-uniform column bound
   };
   struct Alias {
     std::string input, output;

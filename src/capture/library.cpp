@@ -60,11 +60,14 @@ Program maskedSoftmax() {
   ProgramBuilder b("masked_softmax");
   Expr x = b.rows("x");
   Expr valid = col(Dim::C()) <= row() % dim(Dim::C());
-  // Invalid columns take no part in the max and contribute an exact 0.
+  // Invalid columns take no part in the max or the sum (-inf and -0.0 are
+  // those reductions' identities) and their output is an exact 0. Written
+  // this way, lanejit stops each row's traversals at its last valid column.
   Expr scores = select(valid, x, constant(-std::numeric_limits<float>::infinity()));
   Expr m = rowmax(scores);
-  Expr e = select(valid, exp(x - m), constant(0.0f));
-  b.output("y", e / sum(e));
+  Expr e = exp(x - m);
+  Expr s = sum(select(valid, e, constant(-0.0f)));
+  b.output("y", select(valid, e / s, constant(0.0f)));
   return b.build();
 }
 

@@ -388,6 +388,9 @@ private:
       prepareUniformOperands(program_.writes[wi].value, false, seen);
     for (const Expr &r : t.reductions)
       prepareUniformOperands(r->args[0], false, seen);
+    if (t.bound)
+      for (const Expr &fill : t.bound->fills)
+        splatOf(fill);
 
     TraversalState s{&t};
     if (!t.inline_bodies) {
@@ -408,30 +411,37 @@ private:
     }
 
     Value *len = dimValue(t.len);
-    Value *full = launch_.CreateUDiv(len, launch_.getInt64(lanes_), "full_packets");
-    Value *tail = launch_.CreateURem(len, launch_.getInt64(lanes_), "tail_lanes");
-    Value *groups = launch_.CreateUDiv(full, launch_.getInt64(K));
-    Value *rest = launch_.CreateURem(full, launch_.getInt64(K));
+    // Packets cover [0, live): all of len, or up to the column bound. A
+    // bound is row-uniform, so the packet counts are then computed per row.
+    Value *live = t.bound ? liveColumns(*t.bound, len) : len;
+    llvm::IRBuilder<> &counts = t.bound ? b_ : launch_;
+    Value *full = counts.CreateUDiv(live, counts.getInt64(lanes_), "full_packets");
+    Value *tail = counts.CreateURem(live, counts.getInt64(lanes_), "tail_lanes");
+    Value *groups = counts.CreateUDiv(full, counts.getInt64(K));
+    Value *rest = counts.CreateURem(full, counts.getInt64(K));
     lower::PacketKind fullKind = t.full;
     auto columnOf = [&](Value *packet) { return b_.CreateMul(packet, b_.getInt64(lanes_)); };
 
     emitLoop(b_.getInt64(0), groups, "packets", [&](Value *g) {
       for (int k = 0; k < K; ++k) {
         Value *packet = b_.CreateAdd(b_.CreateMul(g, b_.getInt64(K)), b_.getInt64(k));
-        emitPacket(s, fullKind, columnOf(packet), len, b_.getInt64(k));
+        emitPacket(s, fullKind, columnOf(packet), live, b_.getInt64(k));
       }
     });
     // Full packets left over after the groups of K go to accumulators 0..rest-1.
     for (int k = 0; k + 1 < K; ++k) {
       emitIf(b_.CreateICmpSGT(rest, b_.getInt64(k)), "rest", [&] {
         Value *packet = b_.CreateAdd(b_.CreateMul(groups, b_.getInt64(K)), b_.getInt64(k));
-        emitPacket(s, fullKind, columnOf(packet), len, b_.getInt64(k));
+        emitPacket(s, fullKind, columnOf(packet), live, b_.getInt64(k));
       });
     }
     // The tail packet is packet number `full`, so its accumulator is `rest`.
     emitIf(b_.CreateICmpNE(tail, b_.getInt64(0)), "tail", [&] {
-      emitPacket(s, lower::PacketKind::Masked, columnOf(full), len, K == 1 ? b_.getInt64(0) : rest);
+      emitPacket(s, lower::PacketKind::Masked, columnOf(full), live,
+                 K == 1 ? b_.getInt64(0) : rest);
     });
+    if (t.bound)
+      emitFills(t, live, len);
 
     for (size_t ri = 0; ri < t.reductions.size(); ++ri) {
       const Expr &r = t.reductions[ri];
@@ -444,6 +454,46 @@ private:
         v = b_.CreateFDiv(v, b_.CreateSIToFP(len, b_.getFloatTy()));
       uniform_[r.get()] = v;
     }
+  }
+
+  // live = clamp(limit - col_begin (+1), 0, len), per row.
+  Value *liveColumns(const lower::ColumnBound &bound, Value *len) {
+    Value *limit = b_.CreateSExt(uniform(bound.limit), b_.getInt64Ty());
+    Value *live = b_.CreateSub(limit, dimValue(bound.col_begin));
+    if (bound.inclusive)
+      live = b_.CreateAdd(live, b_.getInt64(1));
+    live = b_.CreateSelect(b_.CreateICmpSLT(live, b_.getInt64(0)), b_.getInt64(0), live);
+    return b_.CreateSelect(b_.CreateICmpSGT(live, len), len, live, "live_columns");
+  }
+
+  // Columns [live, len) of a bounded traversal's writes get the row-uniform
+  // value the select chose there: full packets, then a masked tail.
+  void emitFills(const lower::Traversal &t, Value *live, Value *len) {
+    size_t inputs = program_.inputs.size();
+    Value *count = b_.CreateSub(len, live);
+    Value *packets = b_.CreateUDiv(count, b_.getInt64(lanes_));
+    Value *left = b_.CreateURem(count, b_.getInt64(lanes_));
+    auto store = [&](Value *column, Value *mask) {
+      for (size_t i = 0; i < t.writes.size(); ++i) {
+        const Write &w = program_.writes[t.writes[i]];
+        Value *value = splatOf(t.bound->fills[i]);
+        Value *index = b_.CreateAdd(dimValue(w.begin), column);
+        Value *ptr = b_.CreateInBoundsGEP(b_.getFloatTy(), rowBase(int(inputs) + w.output), index);
+        if (mask)
+          b_.CreateMaskedStore(value, ptr, llvm::Align(4), mask);
+        else
+          b_.CreateAlignedStore(value, ptr, llvm::Align(4));
+      }
+    };
+    emitLoop(b_.getInt64(0), packets, "fill", [&](Value *p) {
+      store(b_.CreateAdd(live, b_.CreateMul(p, b_.getInt64(lanes_))), nullptr);
+    });
+    emitIf(b_.CreateICmpNE(left, b_.getInt64(0)), "fill.tail", [&] {
+      Value *column = b_.CreateAdd(live, b_.CreateMul(packets, b_.getInt64(lanes_)));
+      Value *mask = b_.CreateICmpSLT(
+          laneIds(ctx_, lanes_), b_.CreateVectorSplat(lanes_, b_.CreateTrunc(left, b_.getInt32Ty())));
+      store(column, mask);
+    });
   }
 
   void emitRowLoop() {

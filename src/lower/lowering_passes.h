@@ -29,6 +29,13 @@ LoweringResult fuseReductions(KernelPlan &plan, const CompileOptions &options);
 // traversal, when the writes into one output are provably disjoint.
 LoweringResult fuseOutputs(KernelPlan &plan, const CompileOptions &options);
 
+// Masked-column bounds (see ColumnBound in plan.h): a traversal whose every
+// reduction and write selects on the same `col <= u` / `col < u` with u
+// row-uniform stops computing at u, when what it skips is exactly nothing
+// (reductions: the other branch is the reduction's identity bit for bit)
+// or a row-uniform value (writes, stored by a fill loop).
+LoweringResult boundMaskedColumns(KernelPlan &plan, const CompileOptions &options);
+
 // Full packets run the body with the constant all-on mask.
 LoweringResult specializeFullPackets(KernelPlan &plan, const CompileOptions &options);
 

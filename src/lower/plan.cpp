@@ -158,6 +158,9 @@ std::string describePlan(const KernelPlan &plan) {
     out << ";   traversal " << i << ": len " << t.len.str() << ", depth " << t.depth << ", "
         << (t.full == PacketKind::Dense ? "dense" : "masked") << " full packets, "
         << (t.inline_bodies ? "inlined" : "helper") << " bodies;";
+    if (t.bound)
+      out << " live columns to %" << number.at(t.bound->limit.get())
+          << (t.bound->inclusive ? " inclusive" : "") << ";";
     for (const Expr &e : t.materializations)
       out << " materialize %" << number.at(e.get());
     for (const Expr &e : t.reductions)

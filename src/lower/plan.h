@@ -16,12 +16,23 @@
 #include <lanejit/ir.h>
 #include <lanejit/options.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace lanejit::lower {
 
 enum class PacketKind { Dense, Masked };
+
+// Columns at and past `live` need no computation: reductions would add their
+// identity, writes store a row-uniform value. live = limit - col_begin
+// (+1 when inclusive), clamped to [0, len], per row.
+struct ColumnBound {
+  Expr limit;     // i32, row- or launch-uniform
+  Dim col_begin;  // first column of the column index compared with it
+  bool inclusive; // col <= limit (else col < limit)
+  std::vector<Expr> fills; // per write of the traversal: the value past live
+};
 
 struct Traversal {
   Dim len;                           // columns visited per row
@@ -33,6 +44,7 @@ struct Traversal {
   PacketKind full = PacketKind::Masked;
   // Packet bodies inlined into the row loop, or emitted as helper functions.
   bool inline_bodies = true;
+  std::optional<ColumnBound> bound; // set by the bound-masked-columns pass
 };
 
 // How one (input, output) pair is protected when the buffers overlap.

@@ -30,7 +30,8 @@ struct LoweringPass {
 };
 
 // Lowering passes, from the unfused plan: the fusions decide what is
-// computed where; alias proofs need the final traversal order; guard
+// computed where; column bounds need the fused reductions and writes (an
+// unfused traversal only materializes); alias proofs need the final order; guard
 // placement needs the proofs; inlining needs the final bodies.
 const LoweringPass kLoweringPasses[] = {
     {"fuse-pointwise", "compute elementwise chains in their consumer's packet",
@@ -39,6 +40,8 @@ const LoweringPass kLoweringPasses[] = {
      &CompileOptions::fuse_reductions, "fuse_reductions", lower::fuseReductions},
     {"fuse-outputs", "share one traversal among writes and reductions of equal length",
      &CompileOptions::fuse_outputs, "fuse_outputs", lower::fuseOutputs},
+    {"bound-masked-columns", "stop traversals at a row-uniform column predicate",
+     &CompileOptions::bound_masked_columns, "bound_masked_columns", lower::boundMaskedColumns},
     {"specialize-full-packets", "full packets run the all-on-mask body",
      &CompileOptions::specialize_full_packets, "specialize_full_packets",
      lower::specializeFullPackets},

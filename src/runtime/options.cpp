@@ -30,6 +30,7 @@ const BoolSwitch kSwitches[] = {
     {"FUSE_POINTWISE", &CompileOptions::fuse_pointwise},
     {"FUSE_REDUCTIONS", &CompileOptions::fuse_reductions},
     {"FUSE_OUTPUTS", &CompileOptions::fuse_outputs},
+    {"BOUND_MASKED_COLUMNS", &CompileOptions::bound_masked_columns},
     {"FULL_PACKET_SPECIALIZATION", &CompileOptions::specialize_full_packets},
     {"PROVE_IN_PLACE", &CompileOptions::prove_in_place},
     {"HOIST_GUARDS", &CompileOptions::hoist_guards},
@@ -106,6 +107,7 @@ CompileOptions CompileOptions::fromEnvironment() { return fromEnvironment(Compil
 std::string CompileOptions::key() const {
   std::ostringstream k;
   k << "lanes=" << lanes << ";fuse=" << fuse_pointwise << fuse_reductions << fuse_outputs
+    << ";bound=" << bound_masked_columns
     << ";spec=" << specialize_full_packets << ";inplace=" << prove_in_place
     << ";hoist=" << hoist_guards << ";inline=" << static_cast<int>(inline_packet_bodies)
     << ";opt=" << opt_level << ";features=" << target_features << ";off=";

@@ -50,6 +50,7 @@ CompileReport buildReport(const lower::KernelPlan &plan,
     rt.writes = static_cast<int>(t.writes.size());
     rt.dense_full_packets = t.full == lower::PacketKind::Dense;
     rt.inlined = t.inline_bodies;
+    rt.bounded = t.bound.has_value();
     // Fused: more than one operation, or one pass producing several results,
     // with nothing in between stored to memory.
     int results = rt.materializations + rt.reductions + rt.writes;

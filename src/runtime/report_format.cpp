@@ -18,9 +18,10 @@ std::string CompileReport::text() const {
   out += "traversals (per row, in order):\n";
   for (size_t i = 0; i < traversals.size(); ++i) {
     const Traversal &t = traversals[i];
-    out += fmt::format("  {}: len {}, depth {}, {} ops, {} materialized, {} reductions, {} "
+    out += fmt::format("  {}: len {}{}, depth {}, {} ops, {} materialized, {} reductions, {} "
                        "writes, full packets {}, bodies {}\n",
-                       i, t.len, t.depth, t.operations, t.materializations, t.reductions, t.writes,
+                       i, t.len, t.bounded ? " (bounded per row)" : "", t.depth, t.operations,
+                       t.materializations, t.reductions, t.writes,
                        t.dense_full_packets ? "dense" : "masked",
                        t.inlined ? "inlined" : "helpers");
   }
@@ -66,7 +67,8 @@ std::string CompileReport::json() const {
                                {"reductions", t.reductions},
                                {"writes", t.writes},
                                {"dense_full_packets", t.dense_full_packets},
-                               {"inlined", t.inlined}});
+                               {"inlined", t.inlined},
+                               {"bounded", t.bounded}});
   j["alias"] = nlohmann::ordered_json::array();
   for (const Alias &a : alias)
     j["alias"].push_back(

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <limits>
 
 namespace lanejit {
@@ -151,10 +153,16 @@ TEST(Library, GeluResidualUsesTheBriefsConstants) {
   EXPECT_EQ(p.writes[0].value->binaryOp(), BinaryOp::Add);
 }
 
-TEST(Library, MaskedSoftmaxMasksBeforeMaxAndExp) {
+TEST(Library, MaskedSoftmaxMasksTheMaxTheSumAndTheOutput) {
+  // select(valid, x, -inf) for the max, select(valid, e, -0.0) for the sum
+  // (both the reductions' identities), select(valid, e/s, 0) for y.
   Program p = library::maskedSoftmax();
   EXPECT_EQ(inputsOf(p), (std::vector<Decl>{{"x", ParamKind::RowTensor, C}}));
-  EXPECT_EQ(count(p, [](const Node &n) { return n.kind == NodeKind::Select; }), 2);
+  EXPECT_EQ(count(p, [](const Node &n) { return n.kind == NodeKind::Select; }), 3);
+  EXPECT_EQ(count(p, [](const Node &n) {
+              return n.kind == NodeKind::Const && n.value == 0 && std::signbit(n.value);
+            }),
+            1);
   EXPECT_EQ(count(p, [](const Node &n) { return isReduce(n, ReduceOp::Max); }), 1);
   EXPECT_EQ(count(p, [](const Node &n) { return isReduce(n, ReduceOp::Sum); }), 1);
   EXPECT_EQ(count(p, [](const Node &n) { return isBinary(n, BinaryOp::Mod); }), 1);

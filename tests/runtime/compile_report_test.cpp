@@ -117,6 +117,19 @@ TEST(CompileReport, ForcedHelpersAreCalledNotInlined) {
     EXPECT_FALSE(t.inlined);
 }
 
+TEST(CompileReport, MaskedSoftmaxStopsAtTheLastValidColumn) {
+  CompileReport on = reportOf(library::maskedSoftmax());
+  for (const CompileReport::Traversal &t : on.traversals)
+    EXPECT_TRUE(t.bounded);
+  CompileOptions o;
+  o.bound_masked_columns = false;
+  for (const CompileReport::Traversal &t : reportOf(library::maskedSoftmax(), o).traversals)
+    EXPECT_FALSE(t.bounded);
+  for (const char *other : {"rope", "layernorm", "swiglu", "rmsnorm", "gelu_residual"})
+    for (const CompileReport::Traversal &t : reportOf(library::byName(other)).traversals)
+      EXPECT_FALSE(t.bounded) << other;
+}
+
 TEST(CompileReport, ListsEveryPassAndWhatItDid) {
   CompileReport r = reportOf(library::rope());
   std::vector<std::string> names;
@@ -124,7 +137,7 @@ TEST(CompileReport, ListsEveryPassAndWhatItDid) {
     names.push_back(p.name);
   EXPECT_EQ(names, (std::vector<std::string>{"eliminate-slices", "cse", "fuse-pointwise",
                                              "fuse-reductions", "fuse-outputs",
-                                             "specialize-full-packets", "prove-in-place",
+                                             "bound-masked-columns", "specialize-full-packets", "prove-in-place",
                                              "hoist-guards", "choose-inlining"}));
   for (const CompileReport::Pass &p : r.passes)
     if (p.stage == "lower") {

@@ -1,5 +1,5 @@
-// Every library program x W in {4, 8, 16} x every combination of the six
-// boolean switches x the three inlining policies (576 configurations per
+// Every library program x W in {4, 8, 16} x every combination of the seven
+// boolean switches x the three inlining policies (1152 configurations per
 // program): each output element within atol = rtol = 5e-5 of the FP64
 // oracle, inputs unchanged, guard zones intact, and every configuration
 // bitwise identical to the baseline (W=4, all defaults): no switch, and not
@@ -28,7 +28,7 @@ namespace {
 
 using Inline = CompileOptions::Inline;
 
-// The six boolean switches, by name, so a configuration can be described.
+// The seven boolean switches, by name, so a configuration can be described.
 struct Switch {
   const char *name;
   bool CompileOptions::*field;
@@ -37,6 +37,7 @@ constexpr Switch kSwitches[] = {
     {"fuse_pointwise", &CompileOptions::fuse_pointwise},
     {"fuse_reductions", &CompileOptions::fuse_reductions},
     {"fuse_outputs", &CompileOptions::fuse_outputs},
+    {"bound_masked_columns", &CompileOptions::bound_masked_columns},
     {"specialize_full_packets", &CompileOptions::specialize_full_packets},
     {"prove_in_place", &CompileOptions::prove_in_place},
     {"hoist_guards", &CompileOptions::hoist_guards},
@@ -68,7 +69,7 @@ std::string describe(const CompileOptions &o) {
   return s.str();
 }
 
-// The 3 x 2^6 configurations at one W; the first has every default.
+// The 3 x 2^7 configurations at one W; the first has every default.
 std::vector<CompileOptions> configurationsAt(int lanes) {
   std::vector<CompileOptions> configs;
   for (Inline policy : kInlinePolicies)
@@ -95,7 +96,7 @@ TEST(SwitchConfigurations, AreDistinctAndComplete) {
   for (int lanes : kLanes)
     for (const CompileOptions &o : configurationsAt(lanes))
       configs.push_back(o);
-  ASSERT_EQ(configs.size(), 576u);
+  ASSERT_EQ(configs.size(), 1152u);
   std::set<std::string> keys, descriptions;
   for (const CompileOptions &o : configs) {
     keys.insert(o.key());

@@ -108,6 +108,7 @@ template <class Fn> void forEachAliasKernel(const Program &program, Fn fn) {
       {"fuse_pointwise=off", [](CompileOptions &o) { o.fuse_pointwise = false; }},
       {"fuse_reductions=off", [](CompileOptions &o) { o.fuse_reductions = false; }},
       {"fuse_outputs=off", [](CompileOptions &o) { o.fuse_outputs = false; }},
+      {"bound_masked_columns=off", [](CompileOptions &o) { o.bound_masked_columns = false; }},
       {"prove_in_place=off", [](CompileOptions &o) { o.prove_in_place = false; }},
       {"hoist_guards=off", [](CompileOptions &o) { o.hoist_guards = false; }},
       {"specialize_full_packets=off", [](CompileOptions &o) { o.specialize_full_packets = false; }},

@@ -1,5 +1,7 @@
 #include "codegen/emit_ops.h"
 
+#include <lanejit/error.h>
+
 #include <llvm/IR/Intrinsics.h>
 
 #include <limits>
@@ -19,9 +21,10 @@ Value *intLike(Value *like, int64_t v) {
 // Bit-level reinterpretation that works for scalars and vectors.
 Value *asInt(llvm::IRBuilder<> &b, Value *x) {
   llvm::Type *t = x->getType();
-  llvm::Type *i = t->isVectorTy() ? static_cast<llvm::Type *>(llvm::VectorType::getInteger(
-                                        llvm::cast<llvm::VectorType>(t)))
-                                  : b.getInt32Ty();
+  llvm::Type *i =
+      t->isVectorTy()
+          ? static_cast<llvm::Type *>(llvm::VectorType::getInteger(llvm::cast<llvm::VectorType>(t)))
+          : b.getInt32Ty();
   return b.CreateBitCast(x, i);
 }
 
@@ -38,8 +41,7 @@ Value *emitIeeeMinMax(llvm::IRBuilder<> &b, bool isMax, Value *x, Value *y) {
   Value *xi = asInt(b, x), *yi = asInt(b, y);
   Value *tie = b.CreateBitCast(isMax ? b.CreateAnd(xi, yi) : b.CreateOr(xi, yi), x->getType());
   Value *pick = b.CreateSelect(xWins, x, b.CreateSelect(yWins, y, tie));
-  return b.CreateSelect(unordered, constLike(x, std::numeric_limits<double>::quiet_NaN()),
-                        pick);
+  return b.CreateSelect(unordered, constLike(x, std::numeric_limits<double>::quiet_NaN()), pick);
 }
 
 // Floored i32 division and modulo with x/0 = x%0 = 0 and INT_MIN/-1 = INT_MIN
@@ -47,14 +49,14 @@ Value *emitIeeeMinMax(llvm::IRBuilder<> &b, bool isMax, Value *x, Value *y) {
 Value *emitFlooredDivMod(llvm::IRBuilder<> &b, bool isMod, Value *x, Value *y) {
   Value *zero = intLike(x, 0), *one = intLike(x, 1);
   Value *yZero = b.CreateICmpEQ(y, zero);
-  Value *overflow = b.CreateAnd(b.CreateICmpEQ(x, intLike(x, INT32_MIN)),
-                                b.CreateICmpEQ(y, intLike(x, -1)));
+  Value *overflow =
+      b.CreateAnd(b.CreateICmpEQ(x, intLike(x, INT32_MIN)), b.CreateICmpEQ(y, intLike(x, -1)));
   Value *safeY = b.CreateSelect(b.CreateOr(yZero, overflow), one, y);
   Value *q = b.CreateSDiv(x, safeY);
   Value *r = b.CreateSub(x, b.CreateMul(q, safeY));
   // Truncated -> floored: adjust when the remainder's sign differs from y's.
-  Value *adjust = b.CreateAnd(b.CreateICmpNE(r, zero),
-                              b.CreateICmpSLT(b.CreateXor(r, safeY), zero));
+  Value *adjust =
+      b.CreateAnd(b.CreateICmpNE(r, zero), b.CreateICmpSLT(b.CreateXor(r, safeY), zero));
   Value *result = isMod ? b.CreateSelect(adjust, b.CreateAdd(r, safeY), r)
                         : b.CreateSelect(adjust, b.CreateSub(q, one), q);
   return b.CreateSelect(yZero, zero, result);
@@ -75,8 +77,7 @@ llvm::Type *valueType(llvm::LLVMContext &ctx, DType type, int lanes) {
 Value *emitUnary(llvm::IRBuilder<> &b, UnaryOp op, DType t, Value *x, const MathTarget &math) {
   bool isFloat = t == DType::F32;
   switch (op) {
-  case UnaryOp::Neg:
-    return isFloat ? b.CreateFNeg(x) : b.CreateSub(intLike(x, 0), x);
+  case UnaryOp::Neg: return isFloat ? b.CreateFNeg(x) : b.CreateSub(intLike(x, 0), x);
   case UnaryOp::Abs:
     if (isFloat)
       return b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
@@ -89,10 +90,11 @@ Value *emitUnary(llvm::IRBuilder<> &b, UnaryOp op, DType t, Value *x, const Math
   case UnaryOp::Sigmoid: return emitSigmoid(b, x, math);
   case UnaryOp::Not: return b.CreateNot(x);
   case UnaryOp::ToF32: {
-    llvm::Type *f = valueType(b.getContext(), DType::F32,
-                              x->getType()->isVectorTy()
-                                  ? llvm::cast<llvm::FixedVectorType>(x->getType())->getNumElements()
-                                  : 0);
+    llvm::Type *f =
+        valueType(b.getContext(), DType::F32,
+                  x->getType()->isVectorTy()
+                      ? llvm::cast<llvm::FixedVectorType>(x->getType())->getNumElements()
+                      : 0);
     return b.CreateSIToFP(x, f);
   }
   case UnaryOp::ToI32: {
@@ -157,6 +159,23 @@ Value *emitReductionStep(llvm::IRBuilder<> &b, ReduceOp op, Value *acc, Value *x
   case ReduceOp::Min: return emitIeeeMinMax(b, false, acc, x);
   }
   return nullptr;
+}
+
+} // namespace lanejit::codegen
+
+namespace lanejit::codegen {
+
+llvm::Value *emitElementwise(llvm::IRBuilder<> &b, const Node &n,
+                             const std::vector<llvm::Value *> &x, const MathTarget &math) {
+  switch (n.kind) {
+  case NodeKind::Unary: return emitUnary(b, n.unaryOp(), n.args[0]->type, x.at(0), math);
+  case NodeKind::Binary: return emitBinary(b, n.binaryOp(), n.args[0]->type, x.at(0), x.at(1));
+  case NodeKind::Select: return b.CreateSelect(x.at(0), x.at(1), x.at(2));
+  case NodeKind::Fma: return emitFma(b, x.at(0), x.at(1), x.at(2));
+  default:
+    throw Error(Error::Kind::Compile,
+                "internal: no elementwise form for node kind " + std::string(name(n.kind)));
+  }
 }
 
 } // namespace lanejit::codegen

@@ -11,6 +11,8 @@
 
 #include <llvm/IR/IRBuilder.h>
 
+#include <vector>
+
 namespace lanejit::codegen {
 
 // The LLVM type of `type` for a scalar (lanes == 0) or a packet.
@@ -21,6 +23,11 @@ llvm::Value *emitUnary(llvm::IRBuilder<> &b, UnaryOp op, DType operandType, llvm
 llvm::Value *emitBinary(llvm::IRBuilder<> &b, BinaryOp op, DType operandType, llvm::Value *x,
                         llvm::Value *y);
 llvm::Value *emitFma(llvm::IRBuilder<> &b, llvm::Value *x, llvm::Value *y, llvm::Value *z);
+
+// An elementwise node (Unary, Binary, Select, Fma) on operands already
+// emitted; throws Error(Compile) for any other kind.
+llvm::Value *emitElementwise(llvm::IRBuilder<> &b, const Node &n,
+                             const std::vector<llvm::Value *> &operands, const MathTarget &math);
 
 // Reductions: the value that leaves an accumulator unchanged bit for bit
 // (-0.0 for sums: -0 + x == x for every x, including +0), and the step.

@@ -49,25 +49,15 @@ void PacketEmitter::memoryStore(Value *value, Value *ptr, bool workspace) {
 }
 
 Value *PacketEmitter::compute(const Node &n, Value *column) {
-  llvm::IRBuilder<> &b = *scope_->b;
-  auto operand = [&](int i) { return lane(n.args[i], column); };
-  switch (n.kind) {
-  case NodeKind::Unary: {
+  if (n.kind == NodeKind::Unary) {
     UnaryOp op = n.unaryOp();
     counts_.math_expansions += op == UnaryOp::Exp || op == UnaryOp::Log || op == UnaryOp::Tanh ||
                                op == UnaryOp::Sigmoid || op == UnaryOp::Rsqrt;
-    return emitUnary(b, op, n.args[0]->type, operand(0), target_.math);
   }
-  case NodeKind::Binary:
-    return emitBinary(b, n.binaryOp(), n.args[0]->type, operand(0), operand(1));
-  case NodeKind::Select:
-    return b.CreateSelect(operand(0), operand(1), operand(2));
-  case NodeKind::Fma:
-    return emitFma(b, operand(0), operand(1), operand(2));
-  default:
-    throw Error(Error::Kind::Compile,
-                "internal: no packet form for node kind " + std::string(name(n.kind)));
-  }
+  std::vector<Value *> operands;
+  for (const Expr &a : n.args)
+    operands.push_back(lane(a, column));
+  return emitElementwise(*scope_->b, n, operands, target_.math);
 }
 
 // Workspace slots hold f32 and i32 packets as they are; booleans as i32.
@@ -111,8 +101,7 @@ Value *PacketEmitter::lane(const Expr &e, Value *column) {
 }
 
 std::vector<Value *> PacketEmitter::emitBody(const lower::Traversal &t, lower::PacketKind kind,
-                                             Value *column, Value *len,
-                                             const PacketScope &scope) {
+                                             Value *column, Value *len, const PacketScope &scope) {
   scope_ = &scope;
   traversal_ = &t;
   column_ = column;
@@ -149,9 +138,8 @@ std::vector<Value *> PacketEmitter::emitBody(const lower::Traversal &t, lower::P
     Value *v = materialized[i];
     if (t.materializations[i]->type == DType::Bool)
       v = b.CreateZExt(v, storedType(b.getContext(), DType::Bool, W));
-    Value *ptr =
-        b.CreateInBoundsGEP(b.getFloatTy(), scope.workspace(slotOf(t.materializations[i].get())),
-                            column);
+    Value *ptr = b.CreateInBoundsGEP(b.getFloatTy(),
+                                     scope.workspace(slotOf(t.materializations[i].get())), column);
     memoryStore(v, ptr, true);
   }
   size_t inputs = plan_.program.inputs.size();
@@ -174,8 +162,9 @@ llvm::Function *PacketEmitter::emitHelper(const lower::Traversal &t, lower::Pack
   std::vector<llvm::Type *> results;
   for (const Expr &r : t.reductions)
     results.push_back(valueType(ctx, r->args[0]->type, plan_.lanes));
-  llvm::Type *ret = results.empty() ? llvm::Type::getVoidTy(ctx)
-                                    : static_cast<llvm::Type *>(llvm::StructType::get(ctx, results));
+  llvm::Type *ret = results.empty()
+                        ? llvm::Type::getVoidTy(ctx)
+                        : static_cast<llvm::Type *>(llvm::StructType::get(ctx, results));
   auto *fn = llvm::Function::Create(llvm::FunctionType::get(ret, {ptr, i64, i64}, false),
                                     llvm::Function::InternalLinkage, name, module);
   fn->addFnAttr(llvm::Attribute::NoUnwind);

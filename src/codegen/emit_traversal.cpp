@@ -1,0 +1,215 @@
+// The traversals of a kernel's row loop: packet loops over [0, live), the
+// reductions' accumulators and their fixed combine tree, and the fills of a
+// column-bounded traversal.
+#include "codegen/kernel_emitter.h"
+
+#include "codegen/emit_ops.h"
+
+#include <llvm/IR/Function.h>
+#include <llvm/IR/Module.h>
+
+namespace lanejit::codegen {
+
+using llvm::Value;
+
+PacketScope KernelEmitter::entryScope() {
+  PacketScope scope{&b_};
+  scope.base = [this](int buffer) { return rowBase(buffer); };
+  scope.workspace = [this](int slot) { return workspaceSlots_.at(slot); };
+  scope.uniform = [this](const Expr &e) { return splat_.at(e.get()); };
+  scope.dim = [this](const Dim &d) { return dimValue(d); };
+  return scope;
+}
+
+KernelEmitter::Helper KernelEmitter::makeHelper(const lower::Traversal &t, int index,
+                                                lower::PacketKind kind) {
+  PacketEmitter::Environment slots;
+  std::string name = name_ + ".t" + std::to_string(index) +
+                     (kind == lower::PacketKind::Dense ? ".dense" : ".masked");
+  Helper h;
+  h.fn = packets_.emitHelper(t, kind, module_, name, slots);
+  applyTargetAttributes(h.fn);
+  h.env = entryAlloca(llvm::ArrayType::get(b_.getInt64Ty(), std::max<size_t>(slots.size(), 1)),
+                      name + ".env");
+  // Filled once per row, before the traversal's packets.
+  for (size_t i = 0; i < slots.size(); ++i) {
+    const PacketEmitter::EnvironmentSlot &s = slots[i];
+    Value *v = nullptr;
+    switch (s.kind) {
+    case PacketEmitter::EnvironmentSlot::Base: v = rowBase(s.index); break;
+    case PacketEmitter::EnvironmentSlot::Workspace: v = workspaceSlots_.at(s.index); break;
+    case PacketEmitter::EnvironmentSlot::Uniform:
+      v = uniform(s.value);
+      if (s.value->type == DType::Bool)
+        v = b_.CreateZExt(v, b_.getInt32Ty());
+      break;
+    case PacketEmitter::EnvironmentSlot::DimValue: v = dimValue(s.dim); break;
+    }
+    b_.CreateStore(v, b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), h.env, i));
+  }
+  return h;
+}
+
+void KernelEmitter::emitPacket(TraversalState &s, lower::PacketKind kind, Value *column, Value *len,
+                               Value *acc) {
+  const lower::Traversal &t = *s.traversal;
+  std::vector<Value *> reduced;
+  if (t.inline_bodies) {
+    reduced = packets_.emitBody(t, kind, column, len, entryScope());
+  } else {
+    Helper &h = kind == lower::PacketKind::Dense ? s.dense : s.masked;
+    Value *result = b_.CreateCall(h.fn, {h.env, column, len});
+    ++counts_.helper_calls;
+    for (size_t i = 0; i < t.reductions.size(); ++i)
+      reduced.push_back(b_.CreateExtractValue(result, {unsigned(i)}));
+  }
+  for (size_t ri = 0; ri < t.reductions.size(); ++ri) {
+    ReduceOp op = t.reductions[ri]->reduceOp();
+    Value *v = reduced[ri];
+    llvm::Type *type = v->getType();
+    auto &accs = s.accumulators[ri];
+    if (auto *k = llvm::dyn_cast<llvm::ConstantInt>(acc)) {
+      llvm::AllocaInst *slot = accs[k->getZExtValue()];
+      b_.CreateStore(emitReductionStep(b_, op, b_.CreateLoad(type, slot), v), slot);
+      continue;
+    }
+    for (size_t k = 0; k < accs.size(); ++k) {
+      Value *old = b_.CreateLoad(type, accs[k]);
+      Value *updated = emitReductionStep(b_, op, old, v);
+      b_.CreateStore(b_.CreateSelect(b_.CreateICmpEQ(acc, b_.getInt64(k)), updated, old), accs[k]);
+    }
+  }
+}
+
+Value *KernelEmitter::combine(ReduceOp op, std::vector<Value *> accs) {
+  while (accs.size() > 1) {
+    size_t half = accs.size() / 2;
+    for (size_t k = 0; k < half; ++k)
+      accs[k] = emitReductionStep(b_, op, accs[k], accs[k + half]);
+    accs.resize(half);
+  }
+  Value *v = accs[0];
+  for (int width = lanes_; width > 1; width /= 2) {
+    std::vector<int> lo, hi;
+    for (int i = 0; i < width / 2; ++i) {
+      lo.push_back(i);
+      hi.push_back(i + width / 2);
+    }
+    v = emitReductionStep(b_, op, b_.CreateShuffleVector(v, lo), b_.CreateShuffleVector(v, hi));
+  }
+  return b_.CreateExtractElement(v, uint64_t(0));
+}
+
+void KernelEmitter::emitTraversal(const lower::Traversal &t, int index) {
+  std::unordered_map<const Node *, bool> seen;
+  for (const Expr &m : t.materializations)
+    prepareUniformOperands(m, true, seen);
+  for (int wi : t.writes)
+    prepareUniformOperands(program_.writes[wi].value, false, seen);
+  for (const Expr &r : t.reductions)
+    prepareUniformOperands(r->args[0], false, seen);
+  if (t.bound)
+    for (const Expr &fill : t.bound->fills)
+      splatOf(fill);
+
+  TraversalState s{&t};
+  if (!t.inline_bodies) {
+    if (t.full == lower::PacketKind::Dense)
+      s.dense = makeHelper(t, index, lower::PacketKind::Dense);
+    s.masked = makeHelper(t, index, lower::PacketKind::Masked);
+  }
+  int K = t.reductions.empty() ? 1 : plan_.accumulators;
+  for (size_t ri = 0; ri < t.reductions.size(); ++ri) {
+    llvm::Type *type = valueType(ctx_, t.reductions[ri]->args[0]->type, lanes_);
+    s.accumulators.emplace_back();
+    for (int k = 0; k < K; ++k) {
+      auto *slot = entryAlloca(type, "acc" + std::to_string(index) + "." + std::to_string(ri) +
+                                         "." + std::to_string(k));
+      b_.CreateStore(reductionIdentity(type, t.reductions[ri]->reduceOp()), slot);
+      s.accumulators.back().push_back(slot);
+    }
+  }
+
+  Value *len = dimValue(t.len);
+  // Packets cover [0, live): all of len, or up to the column bound. A
+  // bound is row-uniform, so the packet counts are then computed per row.
+  Value *live = t.bound ? liveColumns(*t.bound, len) : len;
+  llvm::IRBuilder<> &counts = t.bound ? b_ : launch_;
+  Value *full = counts.CreateUDiv(live, counts.getInt64(lanes_), "full_packets");
+  Value *tail = counts.CreateURem(live, counts.getInt64(lanes_), "tail_lanes");
+  Value *groups = counts.CreateUDiv(full, counts.getInt64(K));
+  Value *rest = counts.CreateURem(full, counts.getInt64(K));
+  lower::PacketKind fullKind = t.full;
+  auto columnOf = [&](Value *packet) { return b_.CreateMul(packet, b_.getInt64(lanes_)); };
+
+  emitLoop(b_.getInt64(0), groups, "packets", [&](Value *g) {
+    for (int k = 0; k < K; ++k) {
+      Value *packet = b_.CreateAdd(b_.CreateMul(g, b_.getInt64(K)), b_.getInt64(k));
+      emitPacket(s, fullKind, columnOf(packet), live, b_.getInt64(k));
+    }
+  });
+  // Full packets left over after the groups of K go to accumulators 0..rest-1.
+  for (int k = 0; k + 1 < K; ++k) {
+    emitIf(b_.CreateICmpSGT(rest, b_.getInt64(k)), "rest", [&] {
+      Value *packet = b_.CreateAdd(b_.CreateMul(groups, b_.getInt64(K)), b_.getInt64(k));
+      emitPacket(s, fullKind, columnOf(packet), live, b_.getInt64(k));
+    });
+  }
+  // The tail packet is packet number `full`, so its accumulator is `rest`.
+  emitIf(b_.CreateICmpNE(tail, b_.getInt64(0)), "tail", [&] {
+    emitPacket(s, lower::PacketKind::Masked, columnOf(full), live, K == 1 ? b_.getInt64(0) : rest);
+  });
+  if (t.bound)
+    emitFills(t, live, len);
+
+  for (size_t ri = 0; ri < t.reductions.size(); ++ri) {
+    const Expr &r = t.reductions[ri];
+    llvm::Type *type = valueType(ctx_, r->args[0]->type, lanes_);
+    std::vector<Value *> accs;
+    for (llvm::AllocaInst *slot : s.accumulators[ri])
+      accs.push_back(b_.CreateLoad(type, slot));
+    Value *v = combine(r->reduceOp(), accs);
+    if (r->reduceOp() == ReduceOp::Mean)
+      v = b_.CreateFDiv(v, b_.CreateSIToFP(len, b_.getFloatTy()));
+    uniform_[r.get()] = v;
+  }
+}
+
+Value *KernelEmitter::liveColumns(const lower::ColumnBound &bound, Value *len) {
+  Value *limit = b_.CreateSExt(uniform(bound.limit), b_.getInt64Ty());
+  Value *live = b_.CreateSub(limit, dimValue(bound.col_begin));
+  if (bound.inclusive)
+    live = b_.CreateAdd(live, b_.getInt64(1));
+  live = b_.CreateSelect(b_.CreateICmpSLT(live, b_.getInt64(0)), b_.getInt64(0), live);
+  return b_.CreateSelect(b_.CreateICmpSGT(live, len), len, live, "live_columns");
+}
+
+void KernelEmitter::emitFills(const lower::Traversal &t, Value *live, Value *len) {
+  size_t inputs = program_.inputs.size();
+  Value *count = b_.CreateSub(len, live);
+  Value *packets = b_.CreateUDiv(count, b_.getInt64(lanes_));
+  Value *left = b_.CreateURem(count, b_.getInt64(lanes_));
+  auto store = [&](Value *column, Value *mask) {
+    for (size_t i = 0; i < t.writes.size(); ++i) {
+      const Write &w = program_.writes[t.writes[i]];
+      Value *value = splatOf(t.bound->fills[i]);
+      Value *index = b_.CreateAdd(dimValue(w.begin), column);
+      Value *ptr = b_.CreateInBoundsGEP(b_.getFloatTy(), rowBase(int(inputs) + w.output), index);
+      if (mask)
+        b_.CreateMaskedStore(value, ptr, llvm::Align(4), mask);
+      else
+        b_.CreateAlignedStore(value, ptr, llvm::Align(4));
+    }
+  };
+  emitLoop(b_.getInt64(0), packets, "fill", [&](Value *p) {
+    store(b_.CreateAdd(live, b_.CreateMul(p, b_.getInt64(lanes_))), nullptr);
+  });
+  emitIf(b_.CreateICmpNE(left, b_.getInt64(0)), "fill.tail", [&] {
+    Value *column = b_.CreateAdd(live, b_.CreateMul(packets, b_.getInt64(lanes_)));
+    Value *mask = b_.CreateICmpSLT(
+        laneIds(ctx_, lanes_), b_.CreateVectorSplat(lanes_, b_.CreateTrunc(left, b_.getInt32Ty())));
+    store(column, mask);
+  });
+}
+
+} // namespace lanejit::codegen

@@ -1,0 +1,146 @@
+// KernelEmitter: the state and steps of emitting one kernel's entry
+// (emit_kernel.h). emit_kernel.cpp holds the function skeleton, uniform
+// values, workspace, guards and the row loop; emit_traversal.cpp holds the
+// traversals: packet loops, accumulators, column bounds and fills.
+#pragma once
+
+#include "codegen/emit_kernel.h"
+#include "codegen/emit_packet.h"
+
+#include <llvm/IR/IRBuilder.h>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace lanejit::codegen {
+
+class KernelEmitter {
+public:
+  KernelEmitter(const lower::KernelPlan &plan, llvm::Module &module, const CodegenTarget &target)
+      : plan_(plan), program_(plan.program), module_(module), ctx_(module.getContext()),
+        target_(target), b_(ctx_), launch_(ctx_), lanes_(plan.lanes),
+        packets_(plan, target, counts_) {}
+
+  llvm::Function *emit(const std::string &name, CodegenCounts *counts);
+
+private:
+  // ---- function skeleton ------------------------------------------------
+
+  void createFunction(const std::string &name);
+
+  void applyTargetAttributes(llvm::Function *fn);
+
+  std::string bufferName(size_t i) const {
+    return i < program_.inputs.size() ? program_.inputs[i].name
+                                      : program_.outputs[i - program_.inputs.size()].name;
+  }
+
+  // for (iv = begin; iv < end; ++iv) body(iv); the builder ends after it.
+  void emitLoop(llvm::Value *begin, llvm::Value *end, const char *name,
+                const std::function<void(llvm::Value *)> &body);
+
+  // if (cond) body(); the builder ends after it.
+  void emitIf(llvm::Value *cond, const char *name, const std::function<void()> &body);
+
+  llvm::AllocaInst *entryAlloca(llvm::Type *type, const std::string &name);
+
+  // ---- launch- and row-uniform values ------------------------------------
+
+  llvm::Value *dimValue(const Dim &d);
+
+  llvm::Value *uniform(const Expr &e);
+
+  llvm::Value *splatOf(const Expr &e);
+
+  // Computes, at the current row-level point, every uniform operand that
+  // the lane expression `e` uses, so packet bodies only read splats. Stops
+  // at values read back from the workspace (their operands were needed in
+  // the traversal that produced them).
+  void prepareUniformOperands(const Expr &e, bool producing,
+                              std::unordered_map<const Node *, bool> &seen);
+
+  // ---- workspace and alias guards ------------------------------------------
+
+  // Slot k starts at the sum of the rounded sizes of slots before it — the
+  // rule lower::workspaceFloats() applies on the host.
+  void prepareWorkspace();
+
+  // For each guarded input: true when it is exactly an output it was not
+  // proved safe with (same address and row stride). Addresses and strides
+  // are launch-uniform, so a hoisted guard is computed once per call.
+  std::vector<llvm::Value *> emitGuards(llvm::IRBuilder<> &b);
+
+  // ---- traversals ----------------------------------------------------------
+
+  llvm::Value *rowBase(int buffer) {
+    bool perRow = buffer >= static_cast<int>(program_.inputs.size()) ||
+                  program_.inputs[buffer].kind == ParamKind::RowTensor;
+    return perRow ? rowBases_.at(buffer) : bases_.at(buffer);
+  }
+
+  PacketScope entryScope();
+
+  // A helper body for `kind` and the environment the row fills for it.
+  struct Helper {
+    llvm::Function *fn = nullptr;
+    llvm::Value *env = nullptr;
+  };
+
+  Helper makeHelper(const lower::Traversal &t, int index, lower::PacketKind kind);
+
+  // Accumulators of one traversal: accumulators[reduction][k].
+  struct TraversalState {
+    const lower::Traversal *traversal;
+    std::vector<std::vector<llvm::AllocaInst *>> accumulators;
+    Helper dense, masked;
+  };
+
+  // One packet: its body (inline or a helper call), then its reductions'
+  // operands added into accumulator `acc` (a constant index, or an i64
+  // chosen at run time for the tail).
+  void emitPacket(TraversalState &s, lower::PacketKind kind, llvm::Value *column, llvm::Value *len,
+                  llvm::Value *acc);
+
+  // Fixed halving tree over the kReductionLanes virtual lanes: first across
+  // accumulators (k with k + K/2), then inside the packet (lane i with
+  // i + width/2). The same tree for every W, so the same bits.
+  llvm::Value *combine(ReduceOp op, std::vector<llvm::Value *> accs);
+
+  void emitTraversal(const lower::Traversal &t, int index);
+
+  // live = clamp(limit - col_begin (+1), 0, len), per row.
+  llvm::Value *liveColumns(const lower::ColumnBound &bound, llvm::Value *len);
+
+  // Columns [live, len) of a bounded traversal's writes get the row-uniform
+  // value the select chose there: full packets, then a masked tail.
+  void emitFills(const lower::Traversal &t, llvm::Value *live, llvm::Value *len);
+
+  void emitRowLoop();
+
+  void forgetRowValues();
+
+  const lower::KernelPlan &plan_;
+  const Program &program_;
+  llvm::Module &module_;
+  llvm::LLVMContext &ctx_;
+  const CodegenTarget &target_;
+  llvm::IRBuilder<> b_;      // the current point in the row's code
+  llvm::IRBuilder<> launch_; // end of the entry block: launch-uniform values
+  int lanes_;
+  llvm::Function *fn_ = nullptr;
+  llvm::BasicBlock *entry_ = nullptr;
+  llvm::Instruction *launchEnd_ = nullptr;
+  llvm::Value *rowBegin_ = nullptr, *rowEnd_ = nullptr, *cols_ = nullptr, *row_ = nullptr;
+  llvm::Value *workspace_ = nullptr;
+  std::vector<llvm::Value *> bases_, strides_, rowBases_, workspaceSlots_;
+  std::string name_;
+  std::map<std::string, llvm::Value *> dims_;
+  std::unordered_map<const Node *, llvm::Value *> uniform_, splat_;
+  CodegenCounts counts_;
+  PacketEmitter packets_; // after counts_, which it updates
+};
+
+} // namespace lanejit::codegen

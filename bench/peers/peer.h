@@ -52,4 +52,14 @@ struct Bandwidth {
 };
 Bandwidth measureBandwidth(int64_t footprint_bytes, double seconds_budget);
 
+// The ATen CPU capability the torch peer runs with, for the environment
+// record; "" when the torch peer was not built. One line, e.g.
+//   "AVX512 (probe: SwiGLU 1024x4097 ATen's own choice AVX2 3.71 ms/call,
+//    avx512 2.52 ms/call)"  or  "AVX2 (ATEN_CPU_CAPABILITY=avx2 set by the user)".
+// The first word is what ATen reports using. ATen reads ATEN_CPU_CAPABILITY
+// once, at its first dispatch, so the first call (of this, or of the torch
+// peer's prepare/description) runs the probe, in child processes, and sets
+// the variable before any ATen call in this process. Idempotent.
+std::string atenCpuCapability();
+
 } // namespace lanejit::bench

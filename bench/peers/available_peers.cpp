@@ -1,8 +1,6 @@
 // The registry: the peers this binary was built with, in a fixed order
-// (naive, avx512, torch, onednn), and the buffer checks they share.
+// (naive, avx512, torch, onednn).
 #include "peers/peer_factories.h"
-
-#include <lanejit/error.h>
 
 namespace lanejit::bench {
 
@@ -13,7 +11,8 @@ std::vector<std::unique_ptr<Peer>> availablePeers() {
   peers.push_back(makeAvx512Peer());
 #endif
 #ifdef LANEJIT_PEER_TORCH
-  peers.push_back(makeTorchPeer());
+  if (std::unique_ptr<Peer> torch = makeTorchPeer()) // null if its module failed to load
+    peers.push_back(std::move(torch));
 #endif
 #ifdef LANEJIT_PEER_ONEDNN
   peers.push_back(makeOneDnnPeer());
@@ -26,34 +25,5 @@ std::string atenCpuCapability() {
   return "";
 }
 #endif
-
-size_t opInputCount(const std::string &op) {
-  if (op == "rope" || op == "layernorm")
-    return 3;
-  if (op == "swiglu" || op == "rmsnorm" || op == "gelu_residual")
-    return 2;
-  if (op == "masked_softmax")
-    return 1;
-  throw Error(Error::Kind::Bind, "unknown operator '" + op + "' for a benchmark peer");
-}
-
-void requireRunnable(const Peer &peer, const CaseBuffers &b) {
-  std::string who = "peer '" + peer.name() + "' on " + b.op + ": ";
-  size_t inputs = opInputCount(b.op);
-  if (!peer.supports(b.op))
-    throw Error(Error::Kind::Bind, who + "operator not supported here");
-  if (b.inputs.size() != inputs || b.outputs.size() != 1)
-    throw Error(Error::Kind::Bind,
-                who + "expected " + std::to_string(inputs) + " inputs and 1 output, got " +
-                    std::to_string(b.inputs.size()) + " and " + std::to_string(b.outputs.size()));
-  if (b.rows < 1 || b.cols < 1 || (b.op == "rope" && b.cols % 2 != 0))
-    throw Error(Error::Kind::Bind,
-                who + "bad shape " + std::to_string(b.rows) + "x" + std::to_string(b.cols));
-  for (const float *p : b.inputs)
-    if (!p)
-      throw Error(Error::Kind::Bind, who + "null input buffer");
-  if (!b.outputs[0])
-    throw Error(Error::Kind::Bind, who + "null output buffer");
-}
 
 } // namespace lanejit::bench

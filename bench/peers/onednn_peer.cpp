@@ -35,6 +35,7 @@ public:
              {DNNL_ARG_DST, mem(data, b.outputs[0])}};
   }
   void call() override {
+    omp_set_num_threads(1); // a per-thread setting: repeat it on the timing thread (~ns)
     primitive_.execute(stream_, args_);
     stream_.wait();
   }
@@ -59,7 +60,7 @@ public:
   std::unique_ptr<PreparedPeer> prepare(const CaseBuffers &b) const override {
     requireRunnable(*this, b);
     // oneDNN here runs on OpenMP; the protocol is single-thread. This sets
-    // the calling thread's team size, the thread the runner times from.
+    // the calling thread's team size before the primitive is created.
     omp_set_num_threads(1);
     try {
       return std::make_unique<OneDnnPrepared>(b);

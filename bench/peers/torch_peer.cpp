@@ -3,9 +3,12 @@
 // writes through an out= form into the output or into temporaries allocated
 // and touched in prepare(). Inference mode (no autograd bookkeeping) and one
 // thread (the protocol is single-thread). The only torch file: its headers
-// are heavy, so they stay out of every header.
+// are heavy, so they stay out of every header. Built as the module
+// lanejit_peer_torch.so (torch_module.h), with aten_capability.cpp and
+// peer_checks.cpp.
 #include "peers/aten_capability.h"
 #include "peers/peer_factories.h"
+#include "peers/torch_module.h"
 
 #include <ATen/Parallel.h>
 #include <ATen/TensorOperators.h>
@@ -36,6 +39,8 @@
 
 namespace lanejit::bench {
 namespace {
+
+std::string capabilityLine();
 
 // Chooses the capability (before any ATen call), then sets one thread.
 void initTorchOnce() {
@@ -148,7 +153,7 @@ public:
            "at::layer_norm (result allocated per call, memory reused by malloc) then a copy "
            "into y, unavoidable: no out= form writes y directly (native_layer_norm_out "
            "computes then copies, and measured no faster). ATen CPU capability: " +
-           atenCpuCapability();
+           capabilityLine();
   }
   bool supports(const std::string &op) const override {
     return op == "rope" || op == "layernorm" || op == "swiglu" || op == "rmsnorm" ||
@@ -162,13 +167,7 @@ public:
   }
 };
 
-} // namespace
-
-std::unique_ptr<Peer> makeTorchPeer() {
-  return std::make_unique<TorchPeer>();
-}
-
-std::string atenCpuCapability() {
+std::string capabilityLine() {
   initTorchOnce();
   const AtenChoice &c = chooseAtenCapability();
   std::string used = capabilityFromConfig(at::show_config());
@@ -189,4 +188,13 @@ std::string atenCpuCapability() {
   return summary;
 }
 
+} // namespace
 } // namespace lanejit::bench
+
+void lanejit_torch_peer_new(std::unique_ptr<lanejit::bench::Peer> *out) {
+  *out = std::make_unique<lanejit::bench::TorchPeer>();
+}
+
+void lanejit_torch_aten_capability(std::string *out) {
+  *out = lanejit::bench::capabilityLine();
+}

@@ -6,8 +6,13 @@
 #include <lanejit/ir.h>
 #include <lanejit/options.h>
 
+#include <functional>
 #include <string>
 #include <vector>
+
+namespace CLI {
+class App;
+} // namespace CLI
 
 namespace lanejit::cli {
 
@@ -26,5 +31,11 @@ void runCommand(const RunArgs &args);
 // Prints the program ("text") or a compiled stage ("ir", "llvm", "asm").
 void dumpCommand(const std::string &program, const std::string &stage,
                  const CompileOptions &options);
+
+// Adds `lanejit bench` to `app`; main() calls the returned function when the
+// subcommand was chosen and exits with its result (bench.cpp).
+std::function<int()> addBenchCommand(CLI::App &app);
+// Adds `lanejit audit BUNDLE` the same way (audit.cpp).
+std::function<int()> addAuditCommand(CLI::App &app);
 
 } // namespace lanejit::cli

@@ -1,9 +1,7 @@
 // lanejit — command-line front end: run a program on .npy files, dump its
-// compiled stages, or run the demo. Every failure is one line on stderr,
+// compiled stages, or run the benchmark. Every failure is one line on stderr,
 // "lanejit: error: ...", and exit code 1.
 #include "commands.h"
-
-#include "demo.h"
 
 #include <lanejit/error.h>
 
@@ -69,12 +67,8 @@ int runMain(int argc, char **argv) {
       ->check(CLI::IsMember({"text", "ir", "llvm", "asm"}));
   dump_flags.add(*dump);
 
-  lanejit::bench::DemoOptions demo_options;
-  CompileFlags demo_flags;
-  CLI::App *demo = app.add_subcommand("demo", "check and time every library operator");
-  demo->add_flag("--quick", demo_options.quick, "short warmup and samples (well under 2 min)");
-  demo->add_option("--only", demo_options.only, "run only cases whose name contains this");
-  demo_flags.add(*demo);
+  std::function<int()> bench = lanejit::cli::addBenchCommand(app);
+  std::function<int()> audit = lanejit::cli::addAuditCommand(app);
 
   try {
     app.parse(argc, argv);
@@ -95,8 +89,11 @@ int runMain(int argc, char **argv) {
     lanejit::cli::dumpCommand(dump_program, stage, dump_flags.options());
     return 0;
   }
-  demo_options.compile = demo_flags.options();
-  return lanejit::bench::runDemo(demo_options);
+  if (app.got_subcommand("bench"))
+    return bench();
+  if (app.got_subcommand("audit"))
+    return audit();
+  return fail("no subcommand ran");
 }
 
 } // namespace

@@ -24,6 +24,9 @@ std::vector<std::unique_ptr<Peer>> availablePeers() {
 std::string atenCpuCapability() {
   return "";
 }
+std::vector<std::string> peerModules() {
+  return {};
+}
 #endif
 
 } // namespace lanejit::bench

@@ -62,4 +62,9 @@ Bandwidth measureBandwidth(int64_t footprint_bytes, double seconds_budget);
 // the variable before any ATen call in this process. Idempotent.
 std::string atenCpuCapability();
 
+// Files holding peer code that this binary loads at run time (today the
+// torch peer's module, lanejit_peer_torch.so, once loaded), for the
+// environment record's binary hashes. Empty when none is loaded.
+std::vector<std::string> peerModules();
+
 } // namespace lanejit::bench

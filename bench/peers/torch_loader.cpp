@@ -15,7 +15,7 @@ namespace {
 struct TorchModule {
   decltype(&lanejit_torch_peer_new) make_peer = nullptr;
   decltype(&lanejit_torch_aten_capability) capability = nullptr;
-  std::string error;
+  std::string path, error;
 };
 
 std::vector<std::string> candidatePaths() {
@@ -45,8 +45,10 @@ TorchModule load() {
     m.make_peer = reinterpret_cast<decltype(m.make_peer)>(dlsym(handle, "lanejit_torch_peer_new"));
     m.capability =
         reinterpret_cast<decltype(m.capability)>(dlsym(handle, "lanejit_torch_aten_capability"));
-    if (m.make_peer && m.capability)
+    if (m.make_peer && m.capability) {
+      m.path = path;
       return m;
+    }
     m.error = path + " lacks the torch peer's entry points";
     break;
   }
@@ -80,6 +82,12 @@ std::string atenCpuCapability() {
   std::string line;
   module().capability(&line);
   return line;
+}
+
+std::vector<std::string> peerModules() {
+  if (module().path.empty())
+    return {};
+  return {module().path};
 }
 
 } // namespace lanejit::bench

@@ -200,8 +200,11 @@ TEST(AtenCapability, RecordedWhenTheTorchPeerIsBuilt) {
   std::string capability = atenCpuCapability();
   if (!findPeer(peers, "torch")) {
     EXPECT_EQ(capability, "");
+    EXPECT_TRUE(peerModules().empty());
     return;
   }
+  ASSERT_EQ(peerModules().size(), 1u); // the torch module, loaded by availablePeers()
+  EXPECT_NE(peerModules()[0].find("lanejit_peer_torch.so"), std::string::npos);
   // Expected: what ATen uses, and how it was chosen; the probe must have run
   // (its executable is found from this test binary too).
   EXPECT_FALSE(capability.empty());

@@ -14,7 +14,6 @@
 #include <ATen/TensorOperators.h>
 #include <ATen/Version.h>
 #include <ATen/core/Tensor.h>
-#include <ATen/ops/add.h>
 #include <ATen/ops/addcmul.h>
 #include <ATen/ops/arange.h>
 #include <ATen/ops/div.h>
@@ -27,7 +26,6 @@
 #include <ATen/ops/mul.h>
 #include <ATen/ops/silu.h>
 #include <ATen/ops/softmax.h>
-#include <ATen/ops/sqrt.h>
 #include <ATen/ops/where.h>
 #include <c10/core/InferenceMode.h>
 #include <torch/version.h>

@@ -27,8 +27,10 @@ ordered_json environmentJson(const EnvironmentRecord &env) {
                     {"compile_options", env.compile_options}};
   if (!env.aten_cpu_capability.empty())
     j["aten_cpu_capability"] = env.aten_cpu_capability;
-  j["binaries"] = ordered_json::array(
-      {ordered_json{{"path", env.binary_path}, {"sha256", env.binary_sha256}}});
+  ordered_json binaries = ordered_json::array();
+  for (const EnvironmentRecord::Binary &b : env.binaries)
+    binaries.push_back({{"path", b.path}, {"sha256", b.sha256}});
+  j["binaries"] = binaries;
   return j;
 }
 
@@ -61,12 +63,8 @@ ordered_json visitJson(const VisitRecord &v) {
   if (v.checks.report_matches_claims)
     checks["report_matches_claims"] = *v.checks.report_matches_claims;
   checks["first_failure"] = v.checks.first_failure;
-  return {{"variant", v.variant},
-          {"reps", v.timing.reps},
-          {"samples_s", v.timing.samples_s},
-          {"value_s", v.timing.value_s},
-          {"checks", checks},
-          {"status", v.status}};
+  return {{"variant", v.variant},        {"reps", v.timing.reps}, {"samples_s", v.timing.samples_s},
+          {"value_s", v.timing.value_s}, {"checks", checks},      {"status", v.status}};
 }
 
 ordered_json summaryJson(const CaseRecord &c) {
@@ -105,10 +103,15 @@ ordered_json caseJson(const CaseRecord &c) {
       visits.push_back(visitJson(v));
     rounds.push_back({{"order", round.order}, {"visits", visits}});
   }
-  return {{"id", c.id},           {"op", c.op},         {"rows", c.rows},
-          {"cols", c.cols},       {"program_file", c.program_file},
-          {"inputs", inputs},     {"variants", variants},
-          {"rounds", rounds},     {"summary", summaryJson(c)}};
+  return {{"id", c.id},
+          {"op", c.op},
+          {"rows", c.rows},
+          {"cols", c.cols},
+          {"program_file", c.program_file},
+          {"inputs", inputs},
+          {"variants", variants},
+          {"rounds", rounds},
+          {"summary", summaryJson(c)}};
 }
 
 void writeText(const fs::path &path, const std::string &text) {

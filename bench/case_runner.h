@@ -19,8 +19,8 @@ namespace lanejit::bench {
 
 struct VisitProgress {
   const std::string &variant;
-  int round, rounds;                 // 1-based round
-  int visits_done, visits_in_case;   // visits of this case finished so far
+  int round, rounds;               // 1-based round
+  int visits_done, visits_in_case; // visits of this case finished so far
 };
 
 struct CaseContext {

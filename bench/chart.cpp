@@ -45,11 +45,10 @@ std::string chartSvg(const BenchRecord &record) {
     for (const RatioRecord &r : c.ratios) {
       if (c.variants.empty() || r.numerator != c.variants.front().name)
         continue;
-      lines.push_back({fmt::format("{}  {}/{}", c.id, r.numerator, r.denominator),
-                       r.denominator, r.summary, first});
+      lines.push_back({fmt::format("{}  {}/{}", c.id, r.numerator, r.denominator), r.denominator,
+                       r.summary, first});
       first = false;
-      if (std::find(denominators.begin(), denominators.end(), r.denominator) ==
-          denominators.end())
+      if (std::find(denominators.begin(), denominators.end(), r.denominator) == denominators.end())
         denominators.push_back(r.denominator);
     }
   }
@@ -84,14 +83,14 @@ std::string chartSvg(const BenchRecord &record) {
     svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" "
                        "stroke=\"{3}\" stroke-width=\"{4}\"/>\n",
                        px, kTop - 8, bottom, p == 0 ? "#333" : "#ddd", p == 0 ? 1.5 : 1);
-    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{:g}</text>\n",
-                       px, bottom + 14, std::exp2(p));
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{:.3g}</text>\n", px,
+                       bottom + 14, std::exp2(p));
   }
   for (size_t i = 0; i < lines.size(); ++i) {
     const Line &l = lines[i];
     double y = kTop + kRowHeight * i + kRowHeight / 2;
-    size_t color = std::find(denominators.begin(), denominators.end(), l.denominator) -
-                   denominators.begin();
+    size_t color =
+        std::find(denominators.begin(), denominators.end(), l.denominator) - denominators.begin();
     const char *stroke = kColors[color % std::size(kColors)];
     if (l.case_start && i > 0)
       svg += fmt::format("<line x1=\"10\" y1=\"{0:.1f}\" x2=\"{1:.0f}\" y2=\"{0:.1f}\" "

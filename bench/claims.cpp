@@ -23,15 +23,19 @@ struct ClaimRule {
 const ClaimRule kRules[] = {
     // A packet is the W the variant asked for.
     {[](const ClaimContext &) { return true; },
-     [](const ClaimContext &c) { return Claim{"lanes", "==", c.lanes}; }},
+     [](const ClaimContext &c) {
+       return Claim{"lanes", "==", c.lanes};
+     }},
     // Specialization off: every packet runs the masked body.
     {[](const ClaimContext &c) { return !c.options.specialize_full_packets; },
-     [](const ClaimContext &) { return Claim{"dense_bodies", "==", 0}; }},
+     [](const ClaimContext &) {
+       return Claim{"dense_bodies", "==", 0};
+     }},
     // Specialization on and at least one full packet: a dense body exists.
-    {[](const ClaimContext &c) {
-       return c.options.specialize_full_packets && c.cols >= c.lanes;
-     },
-     [](const ClaimContext &) { return Claim{"dense_bodies", ">", 0}; }},
+    {[](const ClaimContext &c) { return c.options.specialize_full_packets && c.cols >= c.lanes; },
+     [](const ClaimContext &) {
+       return Claim{"dense_bodies", ">", 0};
+     }},
 };
 
 } // namespace

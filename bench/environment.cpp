@@ -70,8 +70,8 @@ EnvironmentRecord captureEnvironment(const std::string &compile_options) {
   else
     env.git_dirty = !firstLine(git + "status --porcelain --untracked-files=no 2>/dev/null").empty();
   std::error_code error;
-  env.binary_path = std::filesystem::read_symlink("/proc/self/exe", error).string();
-  env.binary_sha256 = sha256File("/proc/self/exe");
+  env.binaries.push_back({std::filesystem::read_symlink("/proc/self/exe", error).string(),
+                          sha256File("/proc/self/exe")});
   return env;
 }
 

@@ -45,8 +45,8 @@ std::vector<std::vector<int>> williams(int n) {
 
 std::vector<std::vector<int>> visitOrders(int variants) {
   if (variants < 1)
-    throw Error(Error::Kind::Bind, "visit orders need at least one variant, got " +
-                                       std::to_string(variants));
+    throw Error(Error::Kind::Bind,
+                "visit orders need at least one variant, got " + std::to_string(variants));
   if (variants <= 3)
     return allPermutations(variants);
   return williams(variants);

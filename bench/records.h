@@ -42,8 +42,8 @@ struct VariantRecord {
   std::string name;
   std::string kind; // "lanejit" or "peer"
   std::string description;
-  std::string options;     // CompileOptions::key(), lanejit only
-  double compile_ms = 0;   // lanejit only
+  std::string options;   // CompileOptions::key(), lanejit only
+  double compile_ms = 0; // lanejit only
   std::vector<CheckedClaim> claims;
   std::string output_file; // relative to the bundle
 };
@@ -86,7 +86,10 @@ struct EnvironmentRecord {
   std::string llvm_version, git_commit, compile_options;
   bool git_dirty = false;
   std::string aten_cpu_capability; // empty unless set
-  std::string binary_path, binary_sha256;
+  struct Binary {
+    std::string path, sha256;
+  };
+  std::vector<Binary> binaries; // this executable, then peer modules loaded at run time
 };
 
 struct BenchRecord {

@@ -102,8 +102,8 @@ std::string reportMarkdown(const BenchRecord &record) {
   out += fmt::format("- CPU: {} ({} cores), LLVM {}, commit {}{}\n", env.cpu_model, env.cores,
                      env.llvm_version, env.git_commit, env.git_dirty ? " (dirty)" : "");
   out += fmt::format("- load average before {:.2f} {:.2f} {:.2f}, after {:.2f} {:.2f} {:.2f}\n",
-                     env.load_before[0], env.load_before[1], env.load_before[2],
-                     env.load_after[0], env.load_after[1], env.load_after[2]);
+                     env.load_before[0], env.load_before[1], env.load_before[2], env.load_after[0],
+                     env.load_after[1], env.load_after[2]);
   out += "- compile options: " + env.compile_options + "\n";
   if (!env.aten_cpu_capability.empty())
     out += "- ATEN_CPU_CAPABILITY=" + env.aten_cpu_capability + "\n";

@@ -5,6 +5,7 @@
 #include "case_runner.h"
 #include "environment.h"
 #include "report.h"
+#include "sha256.h"
 
 #include <lanejit/error.h>
 
@@ -52,13 +53,13 @@ public:
     if (!tty_ && !round_start)
       return;
     double in_case = seconds(case_start_);
-    double case_left = p.visits_done ? in_case / p.visits_done * (p.visits_in_case - p.visits_done)
-                                     : 0;
+    double case_left =
+        p.visits_done ? in_case / p.visits_done * (p.visits_in_case - p.visits_done) : 0;
     double per_case = index_ ? finished_s_ / index_ : in_case + case_left;
     double left = case_left + per_case * (cases_ - index_ - 1);
-    std::string line = fmt::format("[{}/{} {}] round {}/{} {:<16} elapsed {:.1f} s, ~{:.0f} s left",
-                                   index_ + 1, cases_, id_, p.round, p.rounds, p.variant,
-                                   seconds(start_), left);
+    std::string line =
+        fmt::format("[{}/{} {}] round {}/{} {:<16} elapsed {:.1f} s, ~{:.0f} s left", index_ + 1,
+                    cases_, id_, p.round, p.rounds, p.variant, seconds(start_), left);
     std::fprintf(stderr, tty_ ? "\r\033[K%s" : "%s\n", line.c_str());
     std::fflush(stderr);
   }
@@ -85,8 +86,8 @@ BenchResult runBench(const BenchOptions &options) {
   if (options.cases.empty())
     throw Error(Error::Kind::Bind, "bench: no cases to run");
   BenchResult result;
-  result.bundle_dir = options.out_dir.empty() ? fs::path("out") / ("bench-" + timestamp())
-                                              : options.out_dir;
+  result.bundle_dir =
+      options.out_dir.empty() ? fs::path("out") / ("bench-" + timestamp()) : options.out_dir;
   if (fs::exists(result.bundle_dir) && !fs::is_empty(result.bundle_dir))
     throw Error(Error::Kind::Io, result.bundle_dir.string() +
                                      ": exists and is not empty; a bundle needs a fresh directory");
@@ -100,8 +101,8 @@ BenchResult runBench(const BenchOptions &options) {
   // Before the torch peer is prepared: it settles ATEN_CPU_CAPABILITY here
   // (a probe in child processes), so only when it will run.
   for (const std::unique_ptr<Peer> &peer : peers)
-    if (peer->name() == "torch" && (options.only.empty() || std::count(options.only.begin(),
-                                                                      options.only.end(), "torch")))
+    if (peer->name() == "torch" &&
+        (options.only.empty() || std::count(options.only.begin(), options.only.end(), "torch")))
       record.environment.aten_cpu_capability = atenCpuCapability();
   CaseContext context;
   context.protocol = options.protocol;
@@ -124,6 +125,8 @@ BenchResult runBench(const BenchOptions &options) {
   Kernel first = compile(options.cases.front().program, context.configs.front().options);
   record.environment.cpu_features = first.stats().features;
   record.environment.load_after = loadAverage();
+  for (const std::string &module : peerModules())
+    record.environment.binaries.push_back({module, sha256File(module)});
   writeBundle(record, result.bundle_dir);
   return result;
 }
@@ -131,8 +134,7 @@ BenchResult runBench(const BenchOptions &options) {
 int benchCommand(const BenchOptions &options) {
   BenchResult result = runBench(options);
   if (options.print_table) {
-    std::printf("%s\n%s", reportTable(result.record).c_str(),
-                reportNotes(result.record).c_str());
+    std::printf("%s\n%s", reportTable(result.record).c_str(), reportNotes(result.record).c_str());
     std::printf("bundle: %s\n", result.bundle_dir.string().c_str());
     std::fflush(stdout);
   }

@@ -18,8 +18,7 @@ double median(std::span<const double> values) {
   return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
 }
 
-RatioSummary pairedRatios(std::span<const double> numerator,
-                          std::span<const double> denominator) {
+RatioSummary pairedRatios(std::span<const double> numerator, std::span<const double> denominator) {
   if (numerator.size() != denominator.size() || numerator.empty())
     throw Error(Error::Kind::Bind, "paired ratios need equal, non-empty round counts (got " +
                                        std::to_string(numerator.size()) + " and " +

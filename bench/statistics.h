@@ -21,7 +21,6 @@ struct RatioSummary {
 
 // Ratios numerator[i] / denominator[i] of the same round i, summarised.
 // Throws Error(Kind::Bind) when the spans differ in length or are empty.
-RatioSummary pairedRatios(std::span<const double> numerator,
-                          std::span<const double> denominator);
+RatioSummary pairedRatios(std::span<const double> numerator, std::span<const double> denominator);
 
 } // namespace lanejit::bench

@@ -24,10 +24,10 @@
 namespace lanejit::bench {
 
 struct LanejitConfig {
-  std::string name;        // "lanejit", "lanejit-nospec", "lanejit-w8"
+  std::string name; // "lanejit", "lanejit-nospec", "lanejit-w8"
   std::string description;
   CompileOptions options;
-  int lanes = 0;           // the W this configuration asks for
+  int lanes = 0; // the W this configuration asks for
 };
 
 // The widest W the target of `options` has (16 with AVX-512F, 8 with AVX,
@@ -48,8 +48,8 @@ struct BoundVariant {
 };
 
 // Every lanejit configuration, then every peer (of availablePeers(), kept
-// alive by the caller) that supports the case's op, bound to `buffers`. `only` (empty = all) keeps just the named
-// variants. Fails with Error when a peer cannot be prepared.
+// alive by the caller) that supports the case's op, bound to `buffers`. `only` (empty = all) keeps
+// just the named variants. Fails with Error when a peer cannot be prepared.
 std::vector<BoundVariant> bindVariants(const CaseSpec &spec, check::Case &buffers,
                                        const std::vector<LanejitConfig> &configs,
                                        const std::vector<std::unique_ptr<Peer>> &peers,

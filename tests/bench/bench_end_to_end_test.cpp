@@ -91,9 +91,9 @@ TEST(BenchEndToEnd, ATinyRunWritesACompleteBundle) {
   EXPECT_EQ(bundle["format"], "lanejit-bench/1");
   EXPECT_EQ(bundle["status"], "pass");
   EXPECT_EQ(bundle["cases"].size(), 2u);
-  for (const char *file : {"report.md", "chart.svg", "programs/rope-5x34.lj",
-                           "inputs/rope-5x34/cos.npy", "outputs/layernorm-4x33/naive.npy",
-                           "outputs/layernorm-4x33/lanejit-nospec.npy"}) {
+  for (const char *file :
+       {"report.md", "chart.svg", "programs/rope-5x34.lj", "inputs/rope-5x34/cos.npy",
+        "outputs/layernorm-4x33/naive.npy", "outputs/layernorm-4x33/lanejit-nospec.npy"}) {
     ASSERT_TRUE(bundle["files"].contains(file)) << file;
     EXPECT_EQ(bundle["files"][file], sha256File((result.bundle_dir / file).string())) << file;
   }

@@ -52,7 +52,8 @@ TEST(BenchOrders, MoreVariantsTakeEveryPositionEquallyOften) {
     std::vector<std::vector<int>> counts = positionCounts(orders, n);
     for (int v = 0; v < n; ++v)
       for (int p = 0; p < n; ++p)
-        EXPECT_EQ(counts[v][p], per_position) << n << " variants: variant " << v << " position " << p;
+        EXPECT_EQ(counts[v][p], per_position)
+            << n << " variants: variant " << v << " position " << p;
   }
 }
 

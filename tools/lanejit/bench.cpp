@@ -90,8 +90,9 @@ std::function<int()> addBenchCommand(CLI::App &app) {
   bench->add_option("--shape", args->shapes, "RxC for the --program at the same position")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  bench->add_option("--variants", args->variants,
-                    "keep only these variants, e.g. lanejit,naive (default: all)")
+  bench
+      ->add_option("--variants", args->variants,
+                   "keep only these variants, e.g. lanejit,naive (default: all)")
       ->delimiter(',');
   bench->add_option("--out", args->out, "bundle directory (default out/bench-<UTC time>)");
   bench->add_flag("--no-progress", args->no_progress, "no progress lines on stderr");

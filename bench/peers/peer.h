@@ -46,8 +46,9 @@ std::vector<std::unique_ptr<Peer>> availablePeers();
 // every output written once; masked_softmax counts only the scores that take
 // part, c <= r mod C, so the floor stays a floor), and single-thread
 // bandwidth measured now over arrays totalling that footprint (allocated and
-// touched once, best of repeated passes within the budget). Both throw
-// lanejit::Error(Kind::Bind) on an unknown op or a non-positive argument.
+// touched once, best of repeated passes within the budget). Errors are
+// lanejit::Error(Kind::Bind): an unknown op or negative shape for bytesMoved,
+// a non-positive footprint or budget for measureBandwidth.
 int64_t bytesMoved(const std::string &op, int64_t rows, int64_t cols);
 struct Bandwidth {
   double copy_bytes_per_s = 0;  // a[i] = b[i]; counts read + write bytes

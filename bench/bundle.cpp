@@ -62,6 +62,8 @@ ordered_json visitJson(const VisitRecord &v) {
                          {"output_sha256", v.checks.output_sha256}};
   if (v.checks.report_matches_claims)
     checks["report_matches_claims"] = *v.checks.report_matches_claims;
+  if (v.checks.bits_match_default)
+    checks["bits_match_default"] = *v.checks.bits_match_default;
   checks["first_failure"] = v.checks.first_failure;
   return {{"variant", v.variant},        {"reps", v.timing.reps}, {"samples_s", v.timing.samples_s},
           {"value_s", v.timing.value_s}, {"checks", checks},      {"status", v.status}};

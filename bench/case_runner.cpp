@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -107,6 +108,28 @@ void writeOutput(const CaseRecord &record, const VariantRecord &variant, const c
   npy::write((dir / variant.output_file).string(), toArray(c.outputs.at(0), false, false));
 }
 
+// After the rounds: every lanejit visit's output bits against the default
+// (first) lanejit variant's, since no switch may change an output bit.
+void checkBitIdentity(CaseRecord &record, const std::map<std::string, std::string> &first_sha) {
+  const VariantRecord &reference = record.variants.front();
+  if (reference.kind != "lanejit" || !first_sha.count(reference.name))
+    return;
+  const std::string &expected = first_sha.at(reference.name);
+  for (RoundRecord &round : record.rounds) {
+    for (VisitRecord &visit : round.visits) {
+      auto v = std::find_if(record.variants.begin(), record.variants.end(),
+                            [&](const VariantRecord &r) { return r.name == visit.variant; });
+      if (v->kind != "lanejit")
+        continue;
+      visit.checks.bits_match_default = visit.checks.output_sha256 == expected;
+      if (*visit.checks.bits_match_default)
+        continue;
+      std::string reason = "output bits differ from " + reference.name + "'s";
+      visit.status = visit.ok() ? "failed: " + reason : visit.status + "; " + reason;
+    }
+  }
+}
+
 void addRoofline(CaseRecord &record, const CaseContext &context) {
   if (record.op.empty() || record.rows * record.cols < (int64_t{1} << 20) || record.time_s.empty())
     return;
@@ -175,6 +198,7 @@ CaseRecord runCase(const CaseSpec &spec, const CaseContext &context) {
     }
     record.rounds.push_back(std::move(round));
   }
+  checkBitIdentity(record, first_sha);
   summarize(record);
   addRoofline(record, context);
   return record;

@@ -23,6 +23,9 @@ struct VisitChecks {
   std::string output_sha256;
   bool output_stable = true;                 // same hash as this variant's earlier visits
   std::optional<bool> report_matches_claims; // lanejit variants only
+  // lanejit variants only: no switch may change an output bit, so every
+  // lanejit variant's output equals the first (default) variant's.
+  std::optional<bool> bits_match_default;
 };
 
 struct VisitRecord {

@@ -80,6 +80,11 @@ TEST(BenchEndToEnd, ATinyRunWritesACompleteBundle) {
         EXPECT_TRUE(v.ok()) << c.id << " " << v.variant << ": " << v.status;
         EXPECT_EQ(v.timing.samples_s.size(), 3u);
         EXPECT_TRUE(std::isfinite(v.timing.value_s) && v.timing.value_s > 0);
+        bool lanejit = v.variant.rfind("lanejit", 0) == 0;
+        EXPECT_EQ(v.checks.bits_match_default.has_value(), lanejit) << v.variant;
+        EXPECT_EQ(v.checks.report_matches_claims.has_value(), lanejit) << v.variant;
+        if (lanejit)
+          EXPECT_TRUE(*v.checks.bits_match_default && *v.checks.report_matches_claims);
       }
     }
     EXPECT_EQ(orders.size(), 6u) << c.id << ": three variants, every order once";

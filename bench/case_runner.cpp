@@ -148,10 +148,7 @@ void addRoofline(CaseRecord &record, const CaseContext &context) {
 } // namespace
 
 CaseRecord runCase(const CaseSpec &spec, const CaseContext &context) {
-  if (spec.program.outputs.size() != 1)
-    throw Error(Error::Kind::Bind,
-                fmt::format("case {}: the bench handles programs with one output ({} has {})",
-                            spec.id, spec.program.name, spec.program.outputs.size()));
+  validateCase(spec);
   CaseRecord record;
   record.id = spec.id;
   record.op = spec.op;

@@ -1,6 +1,7 @@
 // The case list and case specs from the command line (bench/cases.h).
 #include "cases.h"
 
+#include <lanejit/bind.h>
 #include <lanejit/error.h>
 #include <lanejit/library.h>
 #include <lanejit/text.h>
@@ -62,6 +63,22 @@ std::vector<CaseSpec> defaultCases() {
       cases.push_back(makeSpec(entry.name, entry.make(), shape, entry.name));
   }
   return cases;
+}
+
+void validateCase(const CaseSpec &spec) {
+  if (spec.program.outputs.size() != 1)
+    throw Error(Error::Kind::Bind,
+                fmt::format("case {}: the bench handles programs with one output ({} has {})",
+                            spec.id, spec.program.name, spec.program.outputs.size()));
+  try {
+    for (const Param &param : spec.program.inputs)
+      if (param.kind != ParamKind::Scalar)
+        evaluateDim(param.cols, spec.shape.cols, param.name);
+    for (const Output &output : spec.program.outputs)
+      evaluateDim(output.cols, spec.shape.cols, output.name);
+  } catch (const Error &e) {
+    throw Error(e.kind(), fmt::format("case {}: {}", spec.id, e.what()));
+  }
 }
 
 CaseSpec libraryCase(const std::string &spec) {

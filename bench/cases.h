@@ -29,4 +29,9 @@ CaseSpec programCase(const std::string &path, const std::string &shape);
 
 Shape parseShape(const std::string &text); // "17x66"
 
+// Throws Error naming the case when its shape does not bind (e.g. RoPE with
+// an odd C) or its program has more than one output; cheap, so a run can
+// check every case before it starts.
+void validateCase(const CaseSpec &spec);
+
 } // namespace lanejit::bench

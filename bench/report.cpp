@@ -90,8 +90,9 @@ std::string reportNotes(const BenchRecord &record) {
       "at the case's footprint); 1 would be the memory-bound floor.\n",
       p.name, p.warmup_s * 1e3, p.target_s * 1e3, p.max_reps, p.samples);
   notes += record.passed() ? "Every visit passed its checks (FP64 oracle at atol = rtol = 5e-5, "
-                             "inputs unchanged, guard zones intact, output bits stable, compile "
-                             "report matches claims).\n"
+                             "inputs unchanged, guard zones intact, output bits stable across "
+                             "rounds and equal across lanejit variants, compile report matches "
+                             "claims).\n"
                            : "SOME VISITS FAILED THEIR CHECKS: see bundle.json (status).\n";
   return notes;
 }

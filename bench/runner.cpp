@@ -80,6 +80,21 @@ private:
   double finished_s_ = 0;
 };
 
+// A misspelt --variants name would silently drop a variant: reject it.
+void requireKnownVariants(const std::vector<std::string> &only,
+                          const std::vector<LanejitConfig> &configs,
+                          const std::vector<std::unique_ptr<Peer>> &peers) {
+  std::vector<std::string> known;
+  for (const LanejitConfig &config : configs)
+    known.push_back(config.name);
+  for (const std::unique_ptr<Peer> &peer : peers)
+    known.push_back(peer->name());
+  for (const std::string &name : only)
+    if (std::find(known.begin(), known.end(), name) == known.end())
+      throw Error(Error::Kind::Bind, fmt::format("bench: unknown variant '{}'; this run has: {}",
+                                                 name, fmt::join(known, ", ")));
+}
+
 } // namespace
 
 BenchResult runBench(const BenchOptions &options) {
@@ -91,7 +106,6 @@ BenchResult runBench(const BenchOptions &options) {
   if (fs::exists(result.bundle_dir) && !fs::is_empty(result.bundle_dir))
     throw Error(Error::Kind::Io, result.bundle_dir.string() +
                                      ": exists and is not empty; a bundle needs a fresh directory");
-  fs::create_directories(result.bundle_dir);
 
   BenchRecord &record = result.record;
   record.protocol = options.protocol;
@@ -111,6 +125,10 @@ BenchResult runBench(const BenchOptions &options) {
   context.only = options.only;
   context.bundle_dir = result.bundle_dir;
   context.bandwidth_budget_s = options.protocol.name == "quick" ? 0.2 : 1.0;
+  requireKnownVariants(options.only, context.configs, peers);
+  for (const CaseSpec &spec : options.cases)
+    validateCase(spec);
+  fs::create_directories(result.bundle_dir);
   Progress progress(options.cases.size(), options.progress);
   context.progress = [&](const VisitProgress &p) { progress.visit(p); };
 

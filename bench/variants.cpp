@@ -67,6 +67,9 @@ BoundVariant bindLanejit(const CaseSpec &spec, check::Case &c, const LanejitConf
   v.record.options = config.options.key();
   v.claims = claimsFor(config.options, spec.shape.cols, config.lanes);
   v.record.claims = checkClaims(v.claims, kernel.stats());
+  // The native entry checks nothing; one checked call through run() first
+  // proves the shape and every column range fit these buffers.
+  kernel.run(c.inputRefs(), c.outputRefs());
   v.callable = std::make_unique<NativeRepeat>(kernel, c);
   v.kernel = kernel;
   return v;

@@ -39,6 +39,11 @@ void checkRatioList(const Case &c, Findings &findings) {
   }
 }
 
+std::string cpuFeatures(const Bundle &bundle) {
+  auto it = bundle.environment.find("cpu_features");
+  return it != bundle.environment.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 } // namespace
 
 AuditResult auditBundle(const std::filesystem::path &bundle_dir) {
@@ -55,7 +60,8 @@ AuditResult auditBundle(const std::filesystem::path &bundle_dir) {
       checkStatistics(c, bundle->protocol, findings);
       if (c.variants_valid)
         checkRatioList(c, findings);
-      checkCaseData(c, bundle_dir, findings);
+      std::optional<Program> program = checkCaseData(c, bundle_dir, findings);
+      checkClaims(c, program ? &*program : nullptr, cpuFeatures(*bundle), findings);
     }
     checkStatus(*bundle, findings);
     checkReport(*bundle, bundle_dir, findings);

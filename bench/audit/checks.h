@@ -5,6 +5,8 @@
 #include "bundle_model.h"
 #include "findings.h"
 
+#include <lanejit/ir.h>
+
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -40,7 +42,16 @@ void checkFiles(const Bundle &bundle, const std::filesystem::path &dir, Findings
 // oracle.cpp: the program parses, inputs match its declarations and the
 // case's shape, saved outputs have the right shape and the recorded hashes,
 // and pass the FP64 oracle at atol = rtol = 5e-5 as recorded.
-void checkCaseData(const Case &c, const std::filesystem::path &dir, Findings &findings);
+// Returns the parsed program (for checkClaims), or nullopt.
+std::optional<Program> checkCaseData(const Case &c, const std::filesystem::path &dir,
+                                     Findings &findings);
+
+// claims.cpp: each lanejit variant's claims hold as recorded, agree with
+// report_matches_claims, and their `observed` values are what compiling the
+// saved program (nullptr: it did not parse) with the variant's options for
+// the recorded CPU gives.
+void checkClaims(const Case &c, const Program *program, const std::string &cpu_features,
+                 Findings &findings);
 
 // report_md.cpp: report.md's numbers for each case equal the summary's at
 // the precision shown.

@@ -171,13 +171,14 @@ std::vector<BufferRef> buffersOf(const Program &program, const std::vector<npy::
   return refs;
 }
 
-void checkVariant(const Case &c, const Variant &v, const ReferenceOutput *ref,
-                  const std::string &out_name, const std::filesystem::path &dir,
-                  Findings &findings) {
+// Checks one variant's saved output; returns its payload hash when readable.
+std::optional<std::string> checkVariant(const Case &c, const Variant &v, const ReferenceOutput *ref,
+                                        const std::string &out_name,
+                                        const std::filesystem::path &dir, Findings &findings) {
   std::string where = c.where + " variant '" + v.name + "'";
   std::optional<npy::Array> output = readArray(dir, v.output_file, where, findings);
   if (!output)
-    return;
+    return std::nullopt;
   std::string hash = payloadHash(*output);
   std::optional<std::string> first_hash;
   for (const Round &round : c.rounds)
@@ -194,12 +195,12 @@ void checkVariant(const Case &c, const Variant &v, const ReferenceOutput *ref,
       first_hash = first_hash.value_or(*visit.checks.output_sha256);
     }
   if (!ref)
-    return;
+    return hash;
   std::vector<int64_t> want{ref->rows, ref->cols};
   if (output->shape != want) {
     findings.fail(kind::kWrongShape, where,
                   "output shape " + shapeText(output->shape) + ", expected " + shapeText(want));
-    return;
+    return hash;
   }
   Comparison result = compare(*output, *ref, out_name);
   if (result.failures)
@@ -221,11 +222,30 @@ void checkVariant(const Case &c, const Variant &v, const ReferenceOutput *ref,
                       "oracle_max_abs_error is " + num(*checks.oracle_max_abs_error) +
                           " but the saved output's is " + num(result.max_abs_error));
     }
+  return hash;
+}
+
+// The roofline's bytes: every input read once and the output written once,
+// from the saved arrays. Masked softmax may count only the scores it must
+// read, so there the saved sizes are an upper bound.
+void checkRooflineBytes(const Case &c, const std::vector<npy::Array> &inputs,
+                        const ReferenceOutput &ref, Findings &findings) {
+  if (!c.roofline || !c.roofline->bytes)
+    return;
+  double bytes = static_cast<double>(ref.rows * ref.cols) * sizeof(float);
+  for (const npy::Array &a : inputs)
+    bytes += static_cast<double>(a.data.size()) * sizeof(float);
+  double recorded = *c.roofline->bytes;
+  bool ok = c.op == "masked_softmax" ? recorded <= bytes : recorded == bytes;
+  if (!ok)
+    findings.fail(kind::kWrongRoofline, c.where + " summary roofline",
+                  "bytes is " + num(recorded) + " but the inputs and output move " + num(bytes));
 }
 
 } // namespace
 
-void checkCaseData(const Case &c, const std::filesystem::path &dir, Findings &findings) {
+std::optional<Program> checkCaseData(const Case &c, const std::filesystem::path &dir,
+                                     Findings &findings) {
   std::optional<ReferenceOutput> ref;
   std::string out_name = "y";
   std::optional<Program> program = readProgram(c, dir, findings);
@@ -235,13 +255,24 @@ void checkCaseData(const Case &c, const std::filesystem::path &dir, Findings &fi
       if (auto inputs = readInputs(c, *program, dir, findings)) {
         std::vector<BufferRef> refs = buffersOf(*program, *inputs, *c.rows);
         ref = std::move(evaluateReference(*program, refs, Shape{*c.rows, *c.cols})[0]);
+        checkRooflineBytes(c, *inputs, *ref, findings);
       }
     } catch (const std::exception &e) {
       findings.fail(kind::kWrongShape, c.where, std::string("the oracle cannot run: ") + e.what());
     }
   }
-  for (const Variant &v : c.variants)
-    checkVariant(c, v, ref ? &*ref : nullptr, out_name, dir, findings);
+  // No compiler switch may change an output bit: lanejit variants whose
+  // outputs differ are worth a note (the bundle claims nothing about it).
+  std::optional<std::string> first_lanejit;
+  for (const Variant &v : c.variants) {
+    auto hash = checkVariant(c, v, ref ? &*ref : nullptr, out_name, dir, findings);
+    if (hash && v.kind == "lanejit" && first_lanejit && *first_lanejit != *hash)
+      findings.note(c.where + ": lanejit variant '" + v.name +
+                    "' differs in bits from the first lanejit variant");
+    if (hash && v.kind == "lanejit" && !first_lanejit)
+      first_lanejit = hash;
+  }
+  return program;
 }
 
 } // namespace lanejit::audit

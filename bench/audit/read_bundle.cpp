@@ -222,6 +222,28 @@ Case readCase(const json &value, size_t index, FieldReader &fields) {
   return c;
 }
 
+// The environment record (docs/bench-bundle.md): what ran where. Only the
+// binaries are compared later; the rest must be present and well typed.
+void readEnvironment(const json &root, Bundle &bundle, FieldReader &fields) {
+  const json *env = fields.object(root, "environment", "bundle.json");
+  if (!env)
+    return;
+  bundle.environment = *env;
+  for (const char *key : {"cpu_model", "cpu_features", "llvm_version", "git_commit"})
+    fields.string(*env, key, "environment");
+  if (auto cores = fields.integer(*env, "cores", "environment"); cores && *cores < 1)
+    fields.findings().fail(kind::kMalformed, "environment", "cores must be at least 1");
+  for (const char *key : {"load_before", "load_after"})
+    if (const json *load = fields.array(*env, key, "environment")) {
+      if (load->size() != 3)
+        fields.findings().fail(kind::kMalformed, "environment",
+                               std::string(key) + " must hold three load averages");
+      for (size_t i = 0; i < load->size(); ++i)
+        fields.numberValue((*load)[i], "environment", key + ("[" + std::to_string(i) + "]"));
+    }
+  fields.array(*env, "binaries", "environment");
+}
+
 void readProtocol(const json &root, Bundle &bundle, FieldReader &fields) {
   const json *protocol = fields.object(root, "protocol", "bundle.json");
   if (!protocol)
@@ -263,8 +285,7 @@ std::optional<Bundle> readBundle(const std::filesystem::path &dir, Findings &fin
   Bundle bundle;
   bundle.status = fields.string(root, "status", "bundle.json").value_or("");
   readProtocol(root, bundle, fields);
-  if (const json *env = fields.object(root, "environment", "bundle.json"))
-    bundle.environment = *env;
+  readEnvironment(root, bundle, fields);
   if (const json *files = fields.object(root, "files", "bundle.json"))
     for (auto it = files->begin(); it != files->end(); ++it) {
       if (it.value().is_string())

@@ -42,6 +42,16 @@ TEST(BenchCases, BadSpecsAreErrors) {
   EXPECT_THROW(libraryCase("nosuchop:17x66"), Error);
 }
 
+TEST(BenchCases, AShapeThatDoesNotBindIsRejectedBeforeAnyRun) {
+  EXPECT_NO_THROW(validateCase(libraryCase("rope:5x34")));
+  try {
+    validateCase(libraryCase("rope:5x33")); // C/2 is not an integer
+    FAIL() << "rope at an odd C was accepted";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("rope-5x33"), std::string::npos) << e.what();
+  }
+}
+
 TEST(BenchCases, AProgramFileThatIsALibraryOperatorGetsItsPeers) {
   std::filesystem::path path = std::filesystem::temp_directory_path() / "bench_cases_rms.lj";
   std::ofstream(path) << print(library::rmsNorm());

@@ -256,7 +256,8 @@ TEST_F(AuditMutationTest, SampleThatIsNull) {
 
 TEST_F(AuditMutationTest, MissingFile) {
   fs::remove(dir() / "inputs" / kCaseId / "gamma.npy");
-  EXPECT_TRUE(failsWith(audit::auditBundle(dir()), "missing file", "gamma.npy"));
+  EXPECT_TRUE(failsWith(audit::auditBundle(dir()), "missing file",
+                        "gamma.npy: is listed in files but not in the bundle"));
 }
 
 TEST_F(AuditMutationTest, UnlistedFile) {
@@ -270,7 +271,7 @@ TEST_F(AuditMutationTest, InputWithTheWrongShape) {
   g.shape = {1, 33};
   npy::write((dir() / gamma).string(), g);
   rehash(dir(), gamma);
-  EXPECT_TRUE(failsWith(audit::auditBundle(dir()), "wrong shape", "gamma"));
+  EXPECT_TRUE(failsWith(audit::auditBundle(dir()), "wrong shape", "gamma': shape [1, 33]"));
 }
 
 TEST_F(AuditMutationTest, InputAlteredWithConsistentHash) {
@@ -287,6 +288,53 @@ TEST_F(AuditMutationTest, ClaimThatDoesNotHold) {
   auto result =
       auditAfter([&](json &b) { theCase(b)["variants"][0]["claims"][1]["observed"] = 0; });
   EXPECT_TRUE(failsWith(result, "failed check", "dense_bodies > 0"));
+}
+
+TEST_F(AuditMutationTest, ClaimWhoseObservedValueIsNotTheCompilers) {
+  // Before: a lanes claim rewritten so that it still holds as recorded, but
+  // with a lane count no compile gives.
+  auto result = auditAfter([&](json &b) {
+    json &claim = theCase(b)["variants"][0]["claims"][0];
+    claim["value"] = claim["observed"].get<int>() * 2;
+    claim["observed"] = claim["value"];
+  });
+  EXPECT_TRUE(failsWith(result, "failed check", "compiling the saved program"));
+}
+
+TEST_F(AuditMutationTest, RooflineBytesOverstated) {
+  // Before: bytes doubled with min_time_s and ratio re-derived from it, so
+  // only re-counting the bytes can tell.
+  auto result = auditAfter([&](json &b) {
+    json &roof = theCase(b)["summary"]["roofline"];
+    roof["bytes"] = roof["bytes"].get<double>() * 2;
+    roof["min_time_s"] = roof["min_time_s"].get<double>() * 2;
+    roof["ratio"] = roof["ratio"].get<double>() / 2;
+  });
+  EXPECT_TRUE(failsWith(result, "wrong roofline", "bytes is"));
+}
+
+TEST_F(AuditMutationTest, LanejitVariantsThatDifferInBitsAreNoted) {
+  // Before: spec_off's output differs from spec_on's in one low bit, every
+  // hash re-recorded: still within the oracle, so a note, not a failure.
+  std::string file = std::string("outputs/") + kCaseId + "/spec_off.npy";
+  npy::Array y = npy::read((dir() / file).string());
+  uint32_t bits;
+  std::memcpy(&bits, &y.data[3], 4);
+  bits ^= 1;
+  std::memcpy(&y.data[3], &bits, 4);
+  npy::write((dir() / file).string(), y);
+  rehash(dir(), file);
+  std::string payload(reinterpret_cast<const char *>(y.data.data()), y.data.size() * 4);
+  auto result = auditAfter([&](json &b) {
+    for (json &round : theCase(b)["rounds"])
+      for (json &v : round["visits"])
+        if (v["variant"] == "spec_off")
+          v["checks"]["output_sha256"] = sha256(payload);
+  });
+  EXPECT_TRUE(result.pass()) << result.failures.front();
+  ASSERT_EQ(result.notes.size(), 1u);
+  EXPECT_NE(result.notes[0].find("'spec_off' differs in bits"), std::string::npos)
+      << result.notes[0];
 }
 
 TEST_F(AuditMutationTest, PathOutsideTheBundle) {

@@ -93,6 +93,18 @@ TEST(AuditTest, WrongTypeIsMalformed) {
   EXPECT_TRUE(failsWith(result, "malformed", {"'variants'", "not an array"}));
 }
 
+TEST(AuditTest, EnvironmentFieldsAreRequired) {
+  TempDir dir("environment");
+  writeValidBundle(dir.path() / "b");
+  nlohmann::json bundle = readBundleJson(dir.path() / "b");
+  bundle["environment"].erase("cpu_model");
+  bundle["environment"]["load_after"] = {0.5, "high", 0.5};
+  writeBundleJson(dir.path() / "b", bundle);
+  audit::AuditResult result = audit::auditBundle(dir.path() / "b");
+  EXPECT_TRUE(failsWith(result, "malformed", {"environment", "'cpu_model' is missing"}));
+  EXPECT_TRUE(failsWith(result, "not a number", {"environment", "load_after[1]"}));
+}
+
 TEST(AuditTest, OtherFormatIsRejected) {
   TempDir dir("format");
   writeValidBundle(dir.path() / "b");

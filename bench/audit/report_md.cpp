@@ -103,7 +103,7 @@ const Ratio *findRatio(const Case &c, const std::string &num, const std::string 
 
 // "0.5262 [0.5011–0.5523] 2/2" for the ratio's median, min, max, wins, rounds.
 bool showsRatio(const std::string &cell, const Ratio &r) {
-  static const std::regex pattern("^(\\S+) \\[(\\S+)" + kDash + "(\\S+)\\] (\\d+)/(\\d+)$");
+  static const std::regex pattern("^(\\S+) \\[(\\S+)" + kDash + "(\\S+)\\] (\\d{1,9})/(\\d{1,9})$");
   std::smatch m;
   if (!std::regex_match(cell, m, pattern) || !r.median || !r.min || !r.max || !r.wins || !r.rounds)
     return false;

@@ -114,6 +114,53 @@ TEST(AuditTest, OtherFormatIsRejected) {
   EXPECT_TRUE(failsWith(audit::auditBundle(dir.path() / "b"), "malformed", {"lanejit-bench/2"}));
 }
 
+// Fields the format marks optional or informational: dropping or mistyping
+// them may pass.
+bool optionalField(const std::string &key) {
+  for (const char *k : {"description", "first_failure", "compile_ms", "git_dirty",
+                        "compile_options", "aten_cpu_capability", "roofline", "binaries"})
+    if (key == k)
+      return true;
+  return false;
+}
+
+TEST(AuditTest, EveryFieldDroppedOrMistypedIsReportedNotThrown) {
+  // Before: a valid bundle. Action: for every member of one of each kind of
+  // object, drop it, or replace it with a value of another type.
+  TempDir dir("everyfield");
+  writeValidBundle(dir.path() / "b");
+  const nlohmann::json valid = readBundleJson(dir.path() / "b");
+  std::vector<nlohmann::json::json_pointer> objects;
+  for (const char *p :
+       {"", "/environment", "/protocol", "/cases/0", "/cases/0/variants/0",
+        "/cases/0/variants/0/claims/0", "/cases/0/variants/2", "/cases/0/rounds/0",
+        "/cases/0/rounds/0/visits/0", "/cases/0/rounds/0/visits/0/checks", "/cases/0/summary",
+        "/cases/0/summary/ratios/0", "/cases/0/summary/roofline", "/cases/0/inputs/0"})
+    objects.emplace_back(p);
+  int audits = 0;
+  for (const auto &pointer : objects)
+    for (auto it = valid.at(pointer).begin(); it != valid.at(pointer).end(); ++it)
+      for (bool drop : {true, false}) {
+        nlohmann::json bundle = valid;
+        nlohmann::json &object = bundle.at(pointer);
+        if (drop)
+          object.erase(it.key());
+        else
+          object[it.key()] = it.value().is_string() ? nlohmann::json(7) : nlohmann::json("x");
+        writeBundleJson(dir.path() / "b", bundle);
+        audit::AuditResult result = audit::auditBundle(dir.path() / "b");
+        ++audits;
+        std::string what =
+            (drop ? "dropping " : "mistyping ") + pointer.to_string() + "/" + it.key();
+        for (const std::string &f : result.failures)
+          EXPECT_EQ(f.find("the audit stopped"), std::string::npos) << what << ": " << f;
+        if (!optionalField(it.key())) {
+          EXPECT_FALSE(result.pass()) << what << " passed";
+        }
+      }
+  EXPECT_GT(audits, 100);
+}
+
 TEST(AuditTest, MedianOfOddAndEvenCounts) {
   EXPECT_EQ(audit::median({3, 1, 2}), 2);
   EXPECT_EQ(audit::median({4, 1, 3, 2}), 2.5);

@@ -103,8 +103,7 @@ void checkVisit(VisitRecord &visit, const check::Case &c, const Oracle &oracle,
     visit.status = "failed: " + fmt::format("{}", fmt::join(reasons, "; "));
 }
 
-void writeOutput(const CaseRecord &record, const VariantRecord &variant, const check::Case &c,
-                 const fs::path &dir) {
+void writeOutput(const VariantRecord &variant, const check::Case &c, const fs::path &dir) {
   npy::write((dir / variant.output_file).string(), toArray(c.outputs.at(0), false, false));
 }
 
@@ -130,8 +129,11 @@ void checkBitIdentity(CaseRecord &record, const std::map<std::string, std::strin
   }
 }
 
+// Large library cases only, against the first (default lanejit) variant.
 void addRoofline(CaseRecord &record, const CaseContext &context) {
-  if (record.op.empty() || record.rows * record.cols < (int64_t{1} << 20) || record.time_s.empty())
+  if (record.op.empty() || record.rows * record.cols < (int64_t{1} << 20) ||
+      record.variants.front().kind != "lanejit" || record.time_s.empty() ||
+      record.time_s.front().first != record.variants.front().name)
     return;
   int64_t bytes = bytesMoved(record.op, record.rows, record.cols);
   if (bytes <= 0)
@@ -189,7 +191,7 @@ CaseRecord runCase(const CaseSpec &spec, const CaseContext &context) {
       bool first = !first_sha.count(variant.record.name);
       checkVisit(visit, c, oracle, input_hashes, variant, first_sha, guards_before);
       if (first)
-        writeOutput(record, variant.record, c, context.bundle_dir);
+        writeOutput(variant.record, c, context.bundle_dir);
       round.visits.push_back(std::move(visit));
       ++done;
     }

@@ -21,6 +21,7 @@ struct VisitChecks {
   std::optional<bool> guards_intact;
   std::optional<std::string> output_sha256;
   std::optional<bool> report_matches_claims; // lanejit variants only
+  std::optional<bool> bits_match_default;    // lanejit variants only
 };
 
 struct Visit {

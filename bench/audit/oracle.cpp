@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <sstream>
 
 namespace lanejit::audit {
@@ -261,16 +262,30 @@ std::optional<Program> checkCaseData(const Case &c, const std::filesystem::path 
       findings.fail(kind::kWrongShape, c.where, std::string("the oracle cannot run: ") + e.what());
     }
   }
-  // No compiler switch may change an output bit: lanejit variants whose
-  // outputs differ are worth a note (the bundle claims nothing about it).
-  std::optional<std::string> first_lanejit;
+  // No compiler switch may change an output bit: a lanejit visit's
+  // bits_match_default claims its variant's output equals the first
+  // (default) variant's.
+  std::map<std::string, std::string> hashes;
+  for (const Variant &v : c.variants)
+    if (auto hash = checkVariant(c, v, ref ? &*ref : nullptr, out_name, dir, findings))
+      hashes[v.name] = *hash;
+  if (c.variants.empty() || !hashes.count(c.variants[0].name))
+    return program;
+  const std::string &first = c.variants[0].name;
   for (const Variant &v : c.variants) {
-    auto hash = checkVariant(c, v, ref ? &*ref : nullptr, out_name, dir, findings);
-    if (hash && v.kind == "lanejit" && first_lanejit && *first_lanejit != *hash)
-      findings.note(c.where + ": lanejit variant '" + v.name +
-                    "' differs in bits from the first lanejit variant");
-    if (hash && v.kind == "lanejit" && !first_lanejit)
-      first_lanejit = hash;
+    if (v.kind != "lanejit" || !hashes.count(v.name))
+      continue;
+    bool same = hashes[v.name] == hashes[first];
+    for (const Round &round : c.rounds)
+      for (const Visit &visit : round.visits) {
+        if (visit.variant != v.name || !visit.checks.bits_match_default)
+          continue;
+        if (*visit.checks.bits_match_default != same)
+          findings.fail(kind::kAlteredOutput, visit.where,
+                        std::string("bits_match_default is ") + (same ? "false" : "true") +
+                            " but the saved outputs of '" + v.name + "' and '" + first + "' are " +
+                            (same ? "identical" : "different"));
+      }
   }
   return program;
 }

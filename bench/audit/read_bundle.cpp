@@ -44,6 +44,8 @@ VisitChecks readChecks(const json &visit, const std::string &where, bool lanejit
   checks.output_sha256 = fields.string(*object, "output_sha256", where);
   if (lanejit || fields.optionalMember(*object, "report_matches_claims"))
     checks.report_matches_claims = fields.boolean(*object, "report_matches_claims", where);
+  if (lanejit || fields.optionalMember(*object, "bits_match_default"))
+    checks.bits_match_default = fields.boolean(*object, "bits_match_default", where);
   return checks;
 }
 

@@ -13,6 +13,8 @@ void checkVisit(const Visit &visit, Findings &findings) {
     findings.fail(kind::kFailedGuard, visit.where, "guards_intact is false");
   if (checks.inputs_unchanged == false)
     findings.fail(kind::kFailedCheck, visit.where, "inputs_unchanged is false");
+  if (checks.bits_match_default == false)
+    findings.fail(kind::kFailedCheck, visit.where, "bits_match_default is false");
   if (checks.report_matches_claims == false)
     findings.fail(kind::kFailedCheck, visit.where, "report_matches_claims is false");
   if (checks.oracle_failures && *checks.oracle_failures != 0)

@@ -220,8 +220,10 @@ void writeValidBundle(const fs::path &dir) {
                      {"guards_intact", true},
                      {"output_sha256", payloadSha(v.output)},
                      {"first_failure", ""}};
-      if (v.kind == "lanejit")
+      if (v.kind == "lanejit") {
         checks["report_matches_claims"] = true;
+        checks["bits_match_default"] = payloadSha(v.output) == payloadSha(variants[0].output);
+      }
       order.push_back(v.name);
       visits.push_back({{"variant", v.name},
                         {"reps", kReps},

@@ -22,7 +22,7 @@ using nlohmann::json;
 const std::string kOutput = std::string("outputs/") + kCaseId + "/spec_on.npy";
 
 class AuditMutationTest : public ::testing::Test {
-protected:
+public:
   static void SetUpTestSuite() {
     valid_ = new TempDir("mutation-valid");
     writeValidBundle(valid_->path() / "b");
@@ -313,33 +313,44 @@ TEST_F(AuditMutationTest, RooflineBytesOverstated) {
   EXPECT_TRUE(failsWith(result, "wrong roofline", "bytes is"));
 }
 
-TEST_F(AuditMutationTest, LanejitVariantsThatDifferInBitsAreNoted) {
-  // Before: spec_off's output differs from spec_on's in one low bit, every
-  // hash re-recorded: still within the oracle, so a note, not a failure.
-  std::string file = std::string("outputs/") + kCaseId + "/spec_off.npy";
-  npy::Array y = npy::read((dir() / file).string());
-  uint32_t bits;
-  std::memcpy(&bits, &y.data[3], 4);
-  bits ^= 1;
-  std::memcpy(&y.data[3], &bits, 4);
-  npy::write((dir() / file).string(), y);
-  rehash(dir(), file);
-  std::string payload(reinterpret_cast<const char *>(y.data.data()), y.data.size() * 4);
-  auto result = auditAfter([&](json &b) {
-    for (json &round : theCase(b)["rounds"])
-      for (json &v : round["visits"])
-        if (v["variant"] == "spec_off")
-          v["checks"]["output_sha256"] = sha256(payload);
-  });
-  EXPECT_TRUE(result.pass()) << result.failures.front();
-  ASSERT_EQ(result.notes.size(), 1u);
-  EXPECT_NE(result.notes[0].find("'spec_off' differs in bits"), std::string::npos)
-      << result.notes[0];
+// Flips one low bit of spec_off's output (still within the oracle) and
+// re-records every hash of it.
+audit::AuditResult flipSpecOffBit(AuditMutationTest &test, const fs::path &dir);
+
+TEST_F(AuditMutationTest, LanejitVariantsThatDifferInBits) {
+  // Before: spec_off's visits claim bits_match_default, but its output now
+  // differs from spec_on's in one bit, every hash re-recorded.
+  audit::AuditResult result = flipSpecOffBit(*this, dir());
+  EXPECT_TRUE(failsWith(result, "altered output", "bits_match_default is true"));
+}
+
+TEST_F(AuditMutationTest, BitsMatchDefaultFalse) {
+  auto result =
+      auditAfter([&](json &b) { visit(b, 2, 0)["checks"]["bits_match_default"] = false; });
+  EXPECT_TRUE(failsWith(result, "failed check", "bits_match_default is false"));
 }
 
 TEST_F(AuditMutationTest, PathOutsideTheBundle) {
   auto result = auditAfter([&](json &b) { theCase(b)["program_file"] = "../escape.lj"; });
   EXPECT_TRUE(failsWith(result, "malformed", "../escape.lj"));
+}
+
+audit::AuditResult flipSpecOffBit(AuditMutationTest &test, const fs::path &dir) {
+  std::string file = std::string("outputs/") + kCaseId + "/spec_off.npy";
+  npy::Array y = npy::read((dir / file).string());
+  uint32_t bits;
+  std::memcpy(&bits, &y.data[3], 4);
+  bits ^= 1;
+  std::memcpy(&y.data[3], &bits, 4);
+  npy::write((dir / file).string(), y);
+  rehash(dir, file);
+  std::string payload(reinterpret_cast<const char *>(y.data.data()), y.data.size() * 4);
+  return test.auditAfter([&](json &b) {
+    for (json &round : b["cases"][0]["rounds"])
+      for (json &v : round["visits"])
+        if (v["variant"] == "spec_off")
+          v["checks"]["output_sha256"] = sha256(payload);
+  });
 }
 
 } // namespace

@@ -1,6 +1,6 @@
 // bench/naive_loops.h — the six library operators as plain C++ loops.
 //
-// The baseline the demo compares lanejit with: what a competent programmer
+// The baseline the bench (its naive peer) compares lanejit with: what a competent programmer
 // writes straight from the formulas in the brief (float accumulators,
 // std::exp / std::tanh / std::sqrt), compiled with -O3 -march=native and no
 // fast-math. Buffers are dense row-major; nothing here is tuned.

@@ -1,13 +1,32 @@
-// Placeholder so the runner links while the peers are written: no peers, no
-// roofline. Replaced by the real registry.
-#include "peers/peer.h"
-
-#include <stdexcept>
+// The registry: the peers this binary was built with, in a fixed order
+// (naive, avx512, torch, onednn).
+#include "peers/peer_factories.h"
 
 namespace lanejit::bench {
 
-std::vector<std::unique_ptr<Peer>> availablePeers() { return {}; }
-int64_t bytesMoved(const std::string &, int64_t, int64_t) { return 0; }
-Bandwidth measureBandwidth(int64_t, double) { return {}; }
+std::vector<std::unique_ptr<Peer>> availablePeers() {
+  std::vector<std::unique_ptr<Peer>> peers;
+  peers.push_back(makeNaivePeer());
+#ifdef LANEJIT_PEER_AVX512
+  peers.push_back(makeAvx512Peer());
+#endif
+#ifdef LANEJIT_PEER_TORCH
+  if (std::unique_ptr<Peer> torch = makeTorchPeer()) // null if its module failed to load
+    peers.push_back(std::move(torch));
+#endif
+#ifdef LANEJIT_PEER_ONEDNN
+  peers.push_back(makeOneDnnPeer());
+#endif
+  return peers;
+}
+
+#ifndef LANEJIT_PEER_TORCH
+std::string atenCpuCapability() {
+  return "";
+}
+std::vector<std::string> peerModules() {
+  return {};
+}
+#endif
 
 } // namespace lanejit::bench

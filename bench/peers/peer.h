@@ -43,13 +43,34 @@ public:
 std::vector<std::unique_ptr<Peer>> availablePeers();
 
 // The roofline: bytes a case must move per call (every input read once,
-// every output written once), and single-thread bandwidth measured now at
-// that footprint.
+// every output written once; masked_softmax counts only the scores that take
+// part, c <= r mod C, so the floor stays a floor), and single-thread
+// bandwidth measured now over arrays totalling that footprint (allocated and
+// touched once, best of repeated passes within the budget). Errors are
+// lanejit::Error(Kind::Bind): an unknown op or negative shape for bytesMoved,
+// a non-positive footprint or budget for measureBandwidth.
 int64_t bytesMoved(const std::string &op, int64_t rows, int64_t cols);
 struct Bandwidth {
   double copy_bytes_per_s = 0;  // a[i] = b[i]; counts read + write bytes
   double triad_bytes_per_s = 0; // a[i] = b[i] + s*c[i]; counts 3 streams
 };
 Bandwidth measureBandwidth(int64_t footprint_bytes, double seconds_budget);
+
+// The ATen CPU capability the torch peer runs with, for the environment
+// record; "" when the torch peer was not built, "unavailable (why)" when its
+// module does not load. One line, e.g.
+//   "AVX512 (probe, SwiGLU 1024x4097: ATen's own choice AVX2 13.691 ms/call,
+//    avx512 (AVX512) 10.626 ms/call; chose avx512)"
+//   "AVX2 (ATEN_CPU_CAPABILITY=avx2 set by the user)".
+// The first word is what ATen reports using. ATen reads ATEN_CPU_CAPABILITY
+// once, at its first dispatch, so the first call (of this, or of the torch
+// peer's prepare/description) runs the probe, in child processes, and sets
+// the variable before any ATen call in this process. Idempotent.
+std::string atenCpuCapability();
+
+// Files holding peer code that this binary loads at run time (today the
+// torch peer's module, lanejit_peer_torch.so, once loaded), for the
+// environment record's binary hashes. Empty when none is loaded.
+std::vector<std::string> peerModules();
 
 } // namespace lanejit::bench

@@ -1,4 +1,4 @@
-// lanejit/check.h — data and checks shared by the tests, the demo and the
+// lanejit/check.h — data and checks shared by the tests and the
 // benchmark: the brief's deterministic fixtures, seeded random data,
 // 64-byte-aligned buffers with guard zones, input hashing, and comparison
 // against the FP64 oracle at atol = rtol = 5e-5.

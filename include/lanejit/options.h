@@ -66,8 +66,11 @@ struct CompileOptions {
   // unknown name. INLINE_PACKET_BODIES forces inlining on or off.
   void setSwitch(const std::string &name, bool on);
   static std::vector<std::string> switchNames();
-  // A stable, complete text form (part of the kernel cache key).
+  // A stable, complete text form of every field that changes code (part of
+  // the kernel cache key; benchmark bundles record it), and its inverse,
+  // which throws Error(Kind::Compile) on anything but a key() string.
   std::string key() const;
+  static CompileOptions fromKey(const std::string &key);
 };
 
 } // namespace lanejit

@@ -8,6 +8,8 @@
 // benchmark checks each variant's claims against these counts.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,6 +71,12 @@ struct CompileReport {
 
   std::string text() const;
   std::string json() const;
+  // A number of the report by its JSON name: a mapping field ("lanes",
+  // "accumulators", ...), "traversals", "bounded_traversals", or any of
+  // the counts above ("specialized_bodies", "materialized_buffers", ...).
+  // The benchmark's claims name these. nullopt for an unknown name.
+  std::optional<int64_t> number(const std::string &name) const;
+  static std::vector<std::string> numberNames();
 };
 
 } // namespace lanejit

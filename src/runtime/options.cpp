@@ -3,6 +3,7 @@
 #include <lanejit/options.h>
 
 #include <cstdlib>
+#include <map>
 #include <sstream>
 
 namespace lanejit {
@@ -25,19 +26,21 @@ bool truthy(const std::string &name, const char *value) {
 struct BoolSwitch {
   const char *name; // LANEJIT_ENABLE_<name> / LANEJIT_DISABLE_<name>
   bool CompileOptions::*field;
+  bool changes_code; // part of the cache key
 };
 const BoolSwitch kSwitches[] = {
-    {"FUSE_POINTWISE", &CompileOptions::fuse_pointwise},
-    {"FUSE_REDUCTIONS", &CompileOptions::fuse_reductions},
-    {"FUSE_OUTPUTS", &CompileOptions::fuse_outputs},
-    {"BOUND_MASKED_COLUMNS", &CompileOptions::bound_masked_columns},
-    {"FULL_PACKET_SPECIALIZATION", &CompileOptions::specialize_full_packets},
-    {"PROVE_IN_PLACE", &CompileOptions::prove_in_place},
-    {"HOIST_GUARDS", &CompileOptions::hoist_guards},
-    {"DUMP_PASSES", &CompileOptions::dump_passes},
-    {"TIME_PASSES", &CompileOptions::time_passes},
+    {"FUSE_POINTWISE", &CompileOptions::fuse_pointwise, true},
+    {"FUSE_REDUCTIONS", &CompileOptions::fuse_reductions, true},
+    {"FUSE_OUTPUTS", &CompileOptions::fuse_outputs, true},
+    {"BOUND_MASKED_COLUMNS", &CompileOptions::bound_masked_columns, true},
+    {"FULL_PACKET_SPECIALIZATION", &CompileOptions::specialize_full_packets, true},
+    {"PROVE_IN_PLACE", &CompileOptions::prove_in_place, true},
+    {"HOIST_GUARDS", &CompileOptions::hoist_guards, true},
+    {"DUMP_PASSES", &CompileOptions::dump_passes, false},
+    {"TIME_PASSES", &CompileOptions::time_passes, false},
 };
 constexpr const char *kInlineSwitch = "INLINE_PACKET_BODIES";
+const char *const kInlineNames[] = {"cost-rule", "always", "never"}; // Inline's order
 
 int integer(const std::string &name, int lo, int hi, int fallback) {
   const char *v = env(name);
@@ -104,17 +107,79 @@ void CompileOptions::setSwitch(const std::string &name, bool on) {
 
 CompileOptions CompileOptions::fromEnvironment() { return fromEnvironment(CompileOptions()); }
 
+// "lanes=16;FUSE_POINTWISE=1;...;INLINE_PACKET_BODIES=cost-rule;opt=2;
+// features=...;off=cse,": every field that changes code, nothing else
+// (block_rows and the dump/time switches do not).
 std::string CompileOptions::key() const {
   std::ostringstream k;
-  k << "lanes=" << lanes << ";fuse=" << fuse_pointwise << fuse_reductions << fuse_outputs
-    << ";bound=" << bound_masked_columns
-    << ";spec=" << specialize_full_packets << ";inplace=" << prove_in_place
-    << ";hoist=" << hoist_guards << ";inline=" << static_cast<int>(inline_packet_bodies)
-    << ";opt=" << opt_level << ";features=" << target_features << ";off=";
+  k << "lanes=" << lanes << ";";
+  for (const BoolSwitch &s : kSwitches)
+    if (s.changes_code)
+      k << s.name << "=" << (this->*s.field ? 1 : 0) << ";";
+  k << kInlineSwitch << "=" << kInlineNames[static_cast<int>(inline_packet_bodies)] << ";";
+  k << "opt=" << opt_level << ";features=" << target_features << ";off=";
   for (const std::string &p : disabled_passes)
     k << p << ",";
-  // block_rows and the dump/time switches do not change the code.
   return k.str();
+}
+
+CompileOptions CompileOptions::fromKey(const std::string &key) {
+  auto bad = [&](const std::string &why) {
+    return Error(Error::Kind::Compile, "not a CompileOptions key (" + why + "): " + key);
+  };
+  std::map<std::string, std::string> fields;
+  std::stringstream in(key);
+  std::string part;
+  while (std::getline(in, part, ';')) {
+    size_t eq = part.find('=');
+    if (eq == std::string::npos || !fields.emplace(part.substr(0, eq), part.substr(eq + 1)).second)
+      throw bad("field '" + part + "'");
+  }
+  auto take = [&](const std::string &name) {
+    auto it = fields.find(name);
+    if (it == fields.end())
+      throw bad("no " + name);
+    std::string v = it->second;
+    fields.erase(it);
+    return v;
+  };
+  auto number = [&](const std::string &name) {
+    std::string v = take(name);
+    char *end = nullptr;
+    long n = std::strtol(v.c_str(), &end, 10);
+    if (v.empty() || *end)
+      throw bad(name + " is not an integer");
+    return static_cast<int>(n);
+  };
+  CompileOptions o;
+  o.lanes = number("lanes");
+  for (const BoolSwitch &s : kSwitches)
+    if (s.changes_code) {
+      std::string v = take(s.name);
+      if (v != "0" && v != "1")
+        throw bad(std::string(s.name) + " is not 0 or 1");
+      o.*s.field = v == "1";
+    }
+  std::string policy = take(kInlineSwitch);
+  bool known = false;
+  for (int i = 0; i < 3; ++i)
+    if (policy == kInlineNames[i]) {
+      o.inline_packet_bodies = static_cast<Inline>(i);
+      known = true;
+    }
+  if (!known)
+    throw bad("inline policy '" + policy + "'");
+  o.opt_level = number("opt");
+  o.target_features = take("features");
+  std::stringstream passes(take("off"));
+  while (std::getline(passes, part, ','))
+    if (!part.empty())
+      o.disabled_passes.push_back(part);
+  if (!fields.empty())
+    throw bad("unknown field '" + fields.begin()->first + "'");
+  if (o.key() != key)
+    throw bad("not in canonical form");
+  return o;
 }
 
 } // namespace lanejit

@@ -42,6 +42,64 @@ std::string CompileReport::text() const {
   return out;
 }
 
+namespace {
+
+using Count = int CompileReport::*;
+// The counts, in report order; json() and number() both read this table.
+const std::pair<const char *, Count> kCounts[] = {
+    {"fused_regions", &CompileReport::fused_regions},
+    {"materialized_buffers", &CompileReport::materialized_buffers},
+    {"staging_buffers", &CompileReport::staging_buffers},
+    {"loads", &CompileReport::loads},
+    {"stores", &CompileReport::stores},
+    {"masked_loads", &CompileReport::masked_loads},
+    {"masked_stores", &CompileReport::masked_stores},
+    {"workspace_loads", &CompileReport::workspace_loads},
+    {"workspace_stores", &CompileReport::workspace_stores},
+    {"specialized_bodies", &CompileReport::specialized_bodies},
+    {"masked_bodies", &CompileReport::masked_bodies},
+    {"inlined_bodies", &CompileReport::inlined_bodies},
+    {"helper_functions", &CompileReport::helper_functions},
+    {"helper_calls", &CompileReport::helper_calls},
+    {"guards_emitted", &CompileReport::guards_emitted},
+    {"guards_hoisted", &CompileReport::guards_hoisted},
+    {"guards_proved_unnecessary", &CompileReport::guards_proved_unnecessary},
+    {"math_expansions", &CompileReport::math_expansions},
+};
+
+} // namespace
+
+std::optional<int64_t> CompileReport::number(const std::string &name) const {
+  if (name == "lanes")
+    return mapping.lanes;
+  if (name == "local_lanes")
+    return mapping.local_lanes;
+  if (name == "block_rows")
+    return mapping.block_rows;
+  if (name == "accumulators")
+    return mapping.accumulators;
+  if (name == "traversals")
+    return static_cast<int64_t>(traversals.size());
+  if (name == "bounded_traversals") {
+    int64_t n = 0;
+    for (const Traversal &t : traversals)
+      n += t.bounded;
+    return n;
+  }
+  for (const auto &[key, field] : kCounts)
+    if (name == key)
+      return this->*field;
+  return std::nullopt;
+}
+
+std::vector<std::string> CompileReport::numberNames() {
+  std::vector<std::string> names = {"lanes",      "local_lanes", "block_rows", "accumulators",
+                                    "traversals", "bounded_traversals"};
+  for (const auto &[key, field] : kCounts)
+    names.push_back(key);
+  return names;
+}
+
 std::string CompileReport::json() const {
   nlohmann::ordered_json j;
   j["program"] = program;
@@ -73,24 +131,10 @@ std::string CompileReport::json() const {
   for (const Alias &a : alias)
     j["alias"].push_back(
         {{"input", a.input}, {"output", a.output}, {"handling", a.handling}, {"reason", a.reason}});
-  j["counts"] = {{"fused_regions", fused_regions},
-                 {"materialized_buffers", materialized_buffers},
-                 {"staging_buffers", staging_buffers},
-                 {"loads", loads},
-                 {"stores", stores},
-                 {"masked_loads", masked_loads},
-                 {"masked_stores", masked_stores},
-                 {"workspace_loads", workspace_loads},
-                 {"workspace_stores", workspace_stores},
-                 {"specialized_bodies", specialized_bodies},
-                 {"masked_bodies", masked_bodies},
-                 {"inlined_bodies", inlined_bodies},
-                 {"helper_functions", helper_functions},
-                 {"helper_calls", helper_calls},
-                 {"guards_emitted", guards_emitted},
-                 {"guards_hoisted", guards_hoisted},
-                 {"guards_proved_unnecessary", guards_proved_unnecessary},
-                 {"math_expansions", math_expansions}};
+  nlohmann::ordered_json counts;
+  for (const auto &[key, field] : kCounts)
+    counts[key] = this->*field;
+  j["counts"] = counts;
   j["compile_ms"] = compile_ms;
   return j.dump(2) + "\n";
 }

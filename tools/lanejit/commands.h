@@ -6,8 +6,13 @@
 #include <lanejit/ir.h>
 #include <lanejit/options.h>
 
+#include <functional>
 #include <string>
 #include <vector>
+
+namespace CLI {
+class App;
+} // namespace CLI
 
 namespace lanejit::cli {
 
@@ -50,5 +55,11 @@ struct AotArgs {
 };
 // Writes the JIT's object and a C header for its entry (aot.cpp).
 void aotCommand(const AotArgs &args);
+
+// Adds `lanejit bench` to `app`; main() calls the returned function when the
+// subcommand was chosen and exits with its result (bench.cpp).
+std::function<int()> addBenchCommand(CLI::App &app);
+// Adds `lanejit audit BUNDLE` the same way (audit.cpp).
+std::function<int()> addAuditCommand(CLI::App &app);
 
 } // namespace lanejit::cli

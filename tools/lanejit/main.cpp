@@ -1,9 +1,8 @@
 // lanejit — command-line front end: run a program on .npy files, dump its
-// compiled stages, inspect or AOT-export its object, or run the demo. Every failure is one line on
+// compiled stages, explain what the compiler realized, inspect or AOT-export
+// its object, or run the benchmark and its audit. Every failure is one line on
 // stderr, "lanejit: error: ...", and exit code 1.
 #include "commands.h"
-
-#include "demo.h"
 
 #include <lanejit/error.h>
 
@@ -117,12 +116,8 @@ int runMain(int argc, char **argv) {
   explain->add_flag("--json", explain_json, "the report as JSON");
   explain_flags.add(*explain);
 
-  lanejit::bench::DemoOptions demo_options;
-  CompileFlags demo_flags;
-  CLI::App *demo = app.add_subcommand("demo", "check and time every library operator");
-  demo->add_flag("--quick", demo_options.quick, "short warmup and samples (well under 2 min)");
-  demo->add_option("--only", demo_options.only, "run only cases whose name contains this");
-  demo_flags.add(*demo);
+  std::function<int()> bench = lanejit::cli::addBenchCommand(app);
+  std::function<int()> audit = lanejit::cli::addAuditCommand(app);
 
   try {
     app.parse(argc, argv);
@@ -157,8 +152,11 @@ int runMain(int argc, char **argv) {
     lanejit::cli::aotCommand(aot_args);
     return 0;
   }
-  demo_options.compile = demo_flags.options();
-  return lanejit::bench::runDemo(demo_options);
+  if (app.got_subcommand("bench"))
+    return bench();
+  if (app.got_subcommand("audit"))
+    return audit();
+  return fail("no subcommand ran");
 }
 
 } // namespace

@@ -1,0 +1,76 @@
+// The audit's order of steps. Reading comes first; every later step judges
+// only the fields that were read cleanly, so one bad field yields one
+// failure, not a cascade of confused ones.
+#include "audit.h"
+
+#include "checks.h"
+
+#include <exception>
+
+namespace lanejit::audit {
+namespace {
+
+// The oracle check is defined at atol = rtol = 5e-5; a bundle claiming a
+// looser tolerance claims a weaker check than the format's.
+void checkProtocol(const Protocol &protocol, Findings &findings) {
+  for (auto [name, value] : {std::pair{"atol", protocol.atol}, std::pair{"rtol", protocol.rtol}})
+    if (value && *value != 5e-5)
+      findings.fail(kind::kWrongOracle, "protocol",
+                    std::string(name) + " is " + std::to_string(*value) +
+                        "; the oracle check is defined at 5e-5");
+  if (protocol.samples && *protocol.samples < 1)
+    findings.fail(kind::kMalformed, "protocol", "samples must be at least 1");
+}
+
+// docs/bench-bundle.md: each lanejit variant has a ratio against every
+// variant listed after it.
+void checkRatioList(const Case &c, Findings &findings) {
+  for (size_t i = 0; i < c.variants.size(); ++i) {
+    if (c.variants[i].kind != "lanejit")
+      continue;
+    for (size_t j = i + 1; j < c.variants.size(); ++j) {
+      bool found = false;
+      for (const Ratio &r : c.ratios)
+        found = found || (r.numerator == c.variants[i].name && r.denominator == c.variants[j].name);
+      if (!found)
+        findings.fail(kind::kWrongRatio, c.where + " summary",
+                      "no ratio " + c.variants[i].name + "/" + c.variants[j].name);
+    }
+  }
+}
+
+std::string cpuFeatures(const Bundle &bundle) {
+  auto it = bundle.environment.find("cpu_features");
+  return it != bundle.environment.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+} // namespace
+
+AuditResult auditBundle(const std::filesystem::path &bundle_dir) {
+  AuditResult result;
+  Findings findings(result);
+  try {
+    std::optional<Bundle> bundle = readBundle(bundle_dir, findings);
+    if (!bundle)
+      return result;
+    checkProtocol(bundle->protocol, findings);
+    checkFiles(*bundle, bundle_dir, findings);
+    for (const Case &c : bundle->cases) {
+      checkRounds(c, findings);
+      checkStatistics(c, bundle->protocol, findings);
+      if (c.variants_valid)
+        checkRatioList(c, findings);
+      std::optional<Program> program = checkCaseData(c, bundle_dir, findings);
+      checkClaims(c, program ? &*program : nullptr, cpuFeatures(*bundle), findings);
+    }
+    checkStatus(*bundle, findings);
+    checkReport(*bundle, bundle_dir, findings);
+  } catch (const std::exception &e) {
+    // A bug of the audit's own must not pass a bundle: report it as failing.
+    findings.fail(kind::kMalformed, bundle_dir.string(),
+                  std::string("the audit stopped: ") + e.what());
+  }
+  return result;
+}
+
+} // namespace lanejit::audit

@@ -1,0 +1,180 @@
+// report.md: the table a person reads must show the summary's numbers.
+// The table's shape is specified in docs/bench-bundle.md ("report.md"):
+// one row per case; "<variant> µs", "<first>/<other>" ratio, "roofline" and
+// "checks" columns; numbers printed with %.4g, absent cells "–".
+#include "checks.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <regex>
+#include <sstream>
+
+namespace lanejit::audit {
+namespace {
+
+const std::string kDash = "\xE2\x80\x93"; // en dash, the table's "absent"
+
+std::string trim(const std::string &text) {
+  size_t begin = text.find_first_not_of(" \t\r");
+  if (begin == std::string::npos)
+    return "";
+  return text.substr(begin, text.find_last_not_of(" \t\r") - begin + 1);
+}
+
+std::vector<std::string> cells(const std::string &line) {
+  std::vector<std::string> out;
+  std::string body = trim(line);
+  if (body.size() < 2 || body.front() != '|' || body.back() != '|')
+    return out;
+  std::stringstream in(body.substr(1, body.size() - 2));
+  std::string cell;
+  while (std::getline(in, cell, '|'))
+    out.push_back(trim(cell));
+  return out;
+}
+
+std::optional<double> parseNumber(const std::string &text) {
+  if (text.empty())
+    return std::nullopt;
+  char *end = nullptr;
+  double value = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size())
+    return std::nullopt;
+  return value;
+}
+
+// The cell shows `value` as %.4g does (compared as numbers, not spellings).
+bool shows(const std::string &cell, double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.4g", value);
+  std::optional<double> shown = parseNumber(cell);
+  return shown && *shown == std::strtod(buffer, nullptr);
+}
+
+struct Table {
+  std::vector<std::string> header;
+  std::map<std::string, std::vector<std::string>> rows; // by case id
+};
+
+std::optional<Table> readTable(const std::string &text, Findings &findings) {
+  Table table;
+  std::stringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> row = cells(line);
+    if (row.empty())
+      continue;
+    if (table.header.empty()) {
+      if (row[0] == "Case")
+        table.header = row;
+      continue;
+    }
+    if (row[0].find_first_not_of("-: ") == std::string::npos)
+      continue; // the separator line
+    if (row.size() != table.header.size())
+      findings.fail(kind::kWrongReport, "report.md",
+                    "row '" + row[0] + "' has " + std::to_string(row.size()) +
+                        " cells, the header " + std::to_string(table.header.size()));
+    else if (!table.rows.emplace(row[0], row).second)
+      findings.fail(kind::kWrongReport, "report.md", "case '" + row[0] + "' has two rows");
+  }
+  if (table.header.empty()) {
+    findings.fail(kind::kWrongReport, "report.md", "no table with a 'Case' column");
+    return std::nullopt;
+  }
+  return table;
+}
+
+int failedVisits(const Case &c) {
+  int failed = 0;
+  for (const Round &round : c.rounds)
+    for (const Visit &visit : round.visits)
+      failed += visit.status != "ok" ? 1 : 0;
+  return failed;
+}
+
+const Ratio *findRatio(const Case &c, const std::string &num, const std::string &den) {
+  for (const Ratio &r : c.ratios)
+    if (r.numerator == num && r.denominator == den)
+      return &r;
+  return nullptr;
+}
+
+// "0.5262 [0.5011–0.5523] 2/2" for the ratio's median, min, max, wins, rounds.
+bool showsRatio(const std::string &cell, const Ratio &r) {
+  static const std::regex pattern("^(\\S+) \\[(\\S+)" + kDash + "(\\S+)\\] (\\d{1,9})/(\\d{1,9})$");
+  std::smatch m;
+  if (!std::regex_match(cell, m, pattern) || !r.median || !r.min || !r.max || !r.wins || !r.rounds)
+    return false;
+  return shows(m[1], *r.median) && shows(m[2], *r.min) && shows(m[3], *r.max) &&
+         std::stoll(m[4]) == *r.wins && std::stoll(m[5]) == *r.rounds;
+}
+
+void checkRow(const Case &c, const Table &table, Findings &findings) {
+  auto it = table.rows.find(c.id);
+  if (it == table.rows.end()) {
+    findings.fail(kind::kWrongReport, c.where, "report.md has no row for this case");
+    return;
+  }
+  const std::vector<std::string> &row = it->second;
+  const std::string suffix = " \xC2\xB5s"; // " µs"
+  std::map<std::string, bool> shown_variants, shown_ratios;
+  for (size_t col = 1; col < table.header.size(); ++col) {
+    const std::string &head = table.header[col], &cell = row[col];
+    std::string what;
+    bool ok = true;
+    if (head.size() > suffix.size() && head.ends_with(suffix)) {
+      std::string variant = head.substr(0, head.size() - suffix.size());
+      auto time = c.time_s.find(variant);
+      shown_variants[variant] = true;
+      ok =
+          time == c.time_s.end() ? cell == kDash : time->second && shows(cell, *time->second * 1e6);
+    } else if (head.find('/') != std::string::npos) {
+      const Ratio *r =
+          findRatio(c, head.substr(0, head.find('/')), head.substr(head.find('/') + 1));
+      if (r)
+        shown_ratios[head] = true;
+      ok = r ? showsRatio(cell, *r) : cell == kDash;
+    } else if (head == "roofline") {
+      ok = c.roofline && c.roofline->ratio ? shows(cell, *c.roofline->ratio) : cell == kDash;
+    } else if (head == "checks") {
+      int failed = failedVisits(c);
+      ok = cell == (failed ? "FAILED (" + std::to_string(failed) + " visits)" : "ok");
+    }
+    if (!ok)
+      findings.fail(kind::kWrongReport, c.where,
+                    "report.md column '" + head + "' shows '" + cell +
+                        "', which is not the summary's value");
+  }
+  for (const Variant &v : c.variants)
+    if (!shown_variants.count(v.name))
+      findings.fail(kind::kWrongReport, c.where, "report.md has no '" + v.name + " µs' column");
+  if (!c.variants.empty())
+    for (const Ratio &r : c.ratios)
+      if (r.numerator == c.variants[0].name &&
+          !shown_ratios.count(r.numerator + "/" + r.denominator))
+        findings.fail(kind::kWrongReport, c.where,
+                      "report.md has no '" + r.numerator + "/" + r.denominator + "' column");
+}
+
+} // namespace
+
+void checkReport(const Bundle &bundle, const std::filesystem::path &dir, Findings &findings) {
+  std::optional<std::string> text = readFileBytes(dir / "report.md");
+  if (!text)
+    return; // reported by the files check
+  std::optional<Table> table = readTable(*text, findings);
+  if (!table)
+    return;
+  std::map<std::string, bool> known;
+  for (const Case &c : bundle.cases) {
+    known[c.id] = true;
+    checkRow(c, *table, findings);
+  }
+  for (const auto &[id, row] : table->rows)
+    if (!known.count(id))
+      findings.fail(kind::kWrongReport, "report.md", "row '" + id + "' names no case");
+}
+
+} // namespace lanejit::audit

@@ -1,0 +1,164 @@
+// Writing the bundle (bench/bundle.h).
+#include "bundle.h"
+
+#include "report.h"
+#include "sha256.h"
+
+#include <lanejit/error.h>
+
+#include <algorithm>
+#include <fstream>
+
+namespace lanejit::bench {
+namespace fs = std::filesystem;
+using nlohmann::ordered_json;
+
+namespace {
+
+ordered_json environmentJson(const EnvironmentRecord &env) {
+  ordered_json j = {{"cpu_model", env.cpu_model},
+                    {"cpu_features", env.cpu_features},
+                    {"cores", env.cores},
+                    {"load_before", env.load_before},
+                    {"load_after", env.load_after},
+                    {"llvm_version", env.llvm_version},
+                    {"git_commit", env.git_commit},
+                    {"git_dirty", env.git_dirty},
+                    {"compile_options", env.compile_options}};
+  if (!env.aten_cpu_capability.empty())
+    j["aten_cpu_capability"] = env.aten_cpu_capability;
+  ordered_json binaries = ordered_json::array();
+  for (const EnvironmentRecord::Binary &b : env.binaries)
+    binaries.push_back({{"path", b.path}, {"sha256", b.sha256}});
+  j["binaries"] = binaries;
+  return j;
+}
+
+ordered_json variantJson(const VariantRecord &v) {
+  ordered_json j = {{"name", v.name}, {"kind", v.kind}};
+  if (v.kind == "lanejit") {
+    j["options"] = v.options;
+    j["compile_ms"] = v.compile_ms;
+  }
+  j["description"] = v.description;
+  if (v.kind == "lanejit") {
+    ordered_json claims = ordered_json::array();
+    for (const CheckedClaim &c : v.claims)
+      claims.push_back({{"stat", c.claim.stat},
+                        {"relation", c.claim.relation},
+                        {"value", c.claim.value},
+                        {"observed", c.observed}});
+    j["claims"] = claims;
+  }
+  j["output_file"] = v.output_file;
+  return j;
+}
+
+ordered_json visitJson(const VisitRecord &v) {
+  ordered_json checks = {{"oracle_failures", v.checks.oracle_failures},
+                         {"oracle_max_abs_error", v.checks.oracle_max_abs_error},
+                         {"inputs_unchanged", v.checks.inputs_unchanged},
+                         {"guards_intact", v.checks.guards_intact},
+                         {"output_sha256", v.checks.output_sha256}};
+  if (v.checks.report_matches_claims)
+    checks["report_matches_claims"] = *v.checks.report_matches_claims;
+  if (v.checks.bits_match_default)
+    checks["bits_match_default"] = *v.checks.bits_match_default;
+  checks["first_failure"] = v.checks.first_failure;
+  return {{"variant", v.variant},        {"reps", v.timing.reps}, {"samples_s", v.timing.samples_s},
+          {"value_s", v.timing.value_s}, {"checks", checks},      {"status", v.status}};
+}
+
+ordered_json summaryJson(const CaseRecord &c) {
+  ordered_json times = ordered_json::object();
+  for (const auto &[name, time] : c.time_s)
+    times[name] = time;
+  ordered_json ratios = ordered_json::array();
+  for (const RatioRecord &r : c.ratios)
+    ratios.push_back({{"numerator", r.numerator},
+                      {"denominator", r.denominator},
+                      {"median", r.summary.median},
+                      {"min", r.summary.min},
+                      {"max", r.summary.max},
+                      {"wins", r.summary.wins},
+                      {"rounds", r.summary.rounds}});
+  ordered_json j = {{"time_s", times}, {"ratios", ratios}};
+  if (c.roofline)
+    j["roofline"] = {{"bytes", c.roofline->bytes},
+                     {"copy_bytes_per_s", c.roofline->copy_bytes_per_s},
+                     {"triad_bytes_per_s", c.roofline->triad_bytes_per_s},
+                     {"min_time_s", c.roofline->min_time_s},
+                     {"ratio", c.roofline->ratio}};
+  return j;
+}
+
+ordered_json caseJson(const CaseRecord &c) {
+  ordered_json inputs = ordered_json::array(), variants = ordered_json::array(),
+               rounds = ordered_json::array();
+  for (const InputRecord &in : c.inputs)
+    inputs.push_back({{"name", in.name}, {"file", in.file}});
+  for (const VariantRecord &v : c.variants)
+    variants.push_back(variantJson(v));
+  for (const RoundRecord &round : c.rounds) {
+    ordered_json visits = ordered_json::array();
+    for (const VisitRecord &v : round.visits)
+      visits.push_back(visitJson(v));
+    rounds.push_back({{"order", round.order}, {"visits", visits}});
+  }
+  return {{"id", c.id},
+          {"op", c.op},
+          {"rows", c.rows},
+          {"cols", c.cols},
+          {"program_file", c.program_file},
+          {"inputs", inputs},
+          {"variants", variants},
+          {"rounds", rounds},
+          {"summary", summaryJson(c)}};
+}
+
+void writeText(const fs::path &path, const std::string &text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out)
+    throw Error(Error::Kind::Io, path.string() + ": cannot write");
+}
+
+} // namespace
+
+ordered_json bundleJson(const BenchRecord &record) {
+  const ProtocolSettings &p = record.protocol;
+  ordered_json cases = ordered_json::array();
+  for (const CaseRecord &c : record.cases)
+    cases.push_back(caseJson(c));
+  return {{"format", "lanejit-bench/1"},
+          {"status", record.passed() ? "pass" : "fail"},
+          {"environment", environmentJson(record.environment)},
+          {"protocol",
+           {{"name", p.name},
+            {"warmup_s", p.warmup_s},
+            {"target_s", p.target_s},
+            {"max_reps", p.max_reps},
+            {"samples", p.samples},
+            {"atol", 5e-5},
+            {"rtol", 5e-5}}},
+          {"cases", cases}};
+}
+
+void writeBundle(const BenchRecord &record, const fs::path &dir) {
+  writeText(dir / "report.md", reportMarkdown(record));
+  writeText(dir / "chart.svg", chartSvg(record));
+  ordered_json j = bundleJson(record);
+  std::vector<std::string> files;
+  for (const fs::directory_entry &entry : fs::recursive_directory_iterator(dir))
+    if (entry.is_regular_file())
+      files.push_back(fs::relative(entry.path(), dir).generic_string());
+  std::sort(files.begin(), files.end());
+  ordered_json hashes = ordered_json::object();
+  for (const std::string &file : files)
+    if (file != "bundle.json")
+      hashes[file] = sha256File((dir / file).string());
+  j["files"] = hashes;
+  writeText(dir / "bundle.json", j.dump(1) + "\n");
+}
+
+} // namespace lanejit::bench

@@ -1,0 +1,206 @@
+// Running one case (bench/case_runner.h).
+#include "case_runner.h"
+
+#include "check/npy.h"
+#include "oracle.h"
+#include "orders.h"
+#include "sha256.h"
+
+#include <lanejit/error.h>
+#include <lanejit/text.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <map>
+
+namespace lanejit::bench {
+namespace fs = std::filesystem;
+namespace {
+
+npy::Array toArray(const check::GuardedBuffer &buffer, bool vector, bool scalar) {
+  npy::Array array;
+  if (!scalar)
+    array.shape = vector ? std::vector<int64_t>{buffer.cols()}
+                         : std::vector<int64_t>{buffer.rows(), buffer.cols()};
+  array.data.assign(buffer.data(), buffer.data() + buffer.elements());
+  return array;
+}
+
+std::vector<uint64_t> inputHashes(const check::Case &c) {
+  std::vector<uint64_t> hashes;
+  for (const check::GuardedBuffer &b : c.inputs)
+    hashes.push_back(b.hash());
+  return hashes;
+}
+
+bool guardsIntact(const check::Case &c) {
+  for (const auto *list : {&c.inputs, &c.outputs})
+    for (const check::GuardedBuffer &b : *list)
+      if (!b.guardsIntact())
+        return false;
+  return true;
+}
+
+std::string outputSha256(const check::Case &c) {
+  const check::GuardedBuffer &out = c.outputs.at(0);
+  return sha256Hex(out.data(), static_cast<size_t>(out.elements()) * sizeof(float));
+}
+
+// Writes programs/<id>.lj and inputs/<id>/<name>.npy; fills their records.
+void writeCaseFiles(CaseRecord &record, const CaseSpec &spec, const check::Case &c,
+                    const fs::path &dir) {
+  record.program_file = "programs/" + spec.id + ".lj";
+  fs::create_directories(dir / "programs");
+  std::ofstream(dir / record.program_file) << print(spec.program);
+  fs::create_directories(dir / "inputs" / spec.id);
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    const Param &param = spec.program.inputs[i];
+    std::string file = "inputs/" + spec.id + "/" + param.name + ".npy";
+    npy::write((dir / file).string(), toArray(c.inputs[i], param.kind == ParamKind::ColVector,
+                                              param.kind == ParamKind::Scalar));
+    record.inputs.push_back({param.name, file});
+  }
+  fs::create_directories(dir / "outputs" / spec.id);
+}
+
+// The checks after a visit; the visit's status names every failed one.
+// Guard zones cannot be restored under bound pointers, so damage stays; a
+// visit that finds them already damaged says so (`guards_before`).
+void checkVisit(VisitRecord &visit, const check::Case &c, const Oracle &oracle,
+                const std::vector<uint64_t> &input_hashes, const BoundVariant &variant,
+                std::map<std::string, std::string> &first_sha, bool guards_before) {
+  VisitChecks &k = visit.checks;
+  OracleCheck o = oracle.compare(c);
+  k.oracle_failures = o.failures;
+  k.oracle_max_abs_error = o.max_abs_error;
+  k.first_failure = o.first_failure;
+  k.inputs_unchanged = inputHashes(c) == input_hashes;
+  k.guards_intact = guardsIntact(c);
+  k.output_sha256 = outputSha256(c);
+  auto [it, first] = first_sha.emplace(variant.record.name, k.output_sha256);
+  k.output_stable = first || it->second == k.output_sha256;
+  if (variant.kernel)
+    k.report_matches_claims = allHold(checkClaims(variant.claims, variant.kernel->report()));
+
+  std::vector<std::string> reasons;
+  if (o.failures)
+    reasons.push_back(fmt::format("{} elements outside atol = rtol = 5e-5, first {}", o.failures,
+                                  o.first_failure));
+  if (!k.inputs_unchanged)
+    reasons.push_back("an input changed");
+  if (!k.guards_intact)
+    reasons.push_back(guards_before ? "a guard zone was overwritten"
+                                    : "a guard zone was overwritten before this visit");
+  if (!k.output_stable)
+    reasons.push_back("output bits differ from this variant's first visit");
+  if (k.report_matches_claims == false)
+    reasons.push_back("compile report contradicts the variant's claims");
+  if (!reasons.empty())
+    visit.status = "failed: " + fmt::format("{}", fmt::join(reasons, "; "));
+}
+
+void writeOutput(const VariantRecord &variant, const check::Case &c, const fs::path &dir) {
+  npy::write((dir / variant.output_file).string(), toArray(c.outputs.at(0), false, false));
+}
+
+// After the rounds: every lanejit visit's output bits against the default
+// (first) lanejit variant's, since no switch may change an output bit.
+void checkBitIdentity(CaseRecord &record, const std::map<std::string, std::string> &first_sha) {
+  const VariantRecord &reference = record.variants.front();
+  if (reference.kind != "lanejit" || !first_sha.count(reference.name))
+    return;
+  const std::string &expected = first_sha.at(reference.name);
+  for (RoundRecord &round : record.rounds) {
+    for (VisitRecord &visit : round.visits) {
+      auto v = std::find_if(record.variants.begin(), record.variants.end(),
+                            [&](const VariantRecord &r) { return r.name == visit.variant; });
+      if (v->kind != "lanejit")
+        continue;
+      visit.checks.bits_match_default = visit.checks.output_sha256 == expected;
+      if (*visit.checks.bits_match_default)
+        continue;
+      std::string reason = "output bits differ from " + reference.name + "'s";
+      visit.status = visit.ok() ? "failed: " + reason : visit.status + "; " + reason;
+    }
+  }
+}
+
+// Large library cases only, against the first (default lanejit) variant.
+void addRoofline(CaseRecord &record, const CaseContext &context) {
+  if (record.op.empty() || record.rows * record.cols < (int64_t{1} << 20) ||
+      record.variants.front().kind != "lanejit" || record.time_s.empty() ||
+      record.time_s.front().first != record.variants.front().name)
+    return;
+  int64_t bytes = bytesMoved(record.op, record.rows, record.cols);
+  if (bytes <= 0)
+    return;
+  Bandwidth bw = measureBandwidth(bytes, context.bandwidth_budget_s);
+  if (!(bw.copy_bytes_per_s > 0))
+    return;
+  RooflineRecord roof{bytes, bw.copy_bytes_per_s, bw.triad_bytes_per_s, 0, 0};
+  roof.min_time_s = static_cast<double>(bytes) / bw.copy_bytes_per_s;
+  roof.ratio = record.time_s.front().second / roof.min_time_s;
+  record.roofline = roof;
+}
+
+} // namespace
+
+CaseRecord runCase(const CaseSpec &spec, const CaseContext &context) {
+  validateCase(spec);
+  CaseRecord record;
+  record.id = spec.id;
+  record.op = spec.op;
+  record.rows = spec.shape.rows;
+  record.cols = spec.shape.cols;
+
+  check::Case c = check::makeCase(spec.program, spec.shape); // dense, aligned, touched
+  writeCaseFiles(record, spec, c, context.bundle_dir);
+  Oracle oracle(c);
+  std::vector<uint64_t> input_hashes = inputHashes(c);
+
+  std::vector<BoundVariant> variants =
+      bindVariants(spec, c, context.configs, *context.peers, context.only);
+  if (variants.empty())
+    throw Error(Error::Kind::Bind, "case " + spec.id + ": no variant left to run");
+  for (BoundVariant &v : variants) {
+    v.record.output_file = "outputs/" + spec.id + "/" + v.record.name + ".npy";
+    record.variants.push_back(v.record);
+  }
+
+  std::vector<std::vector<int>> orders = visitOrders(static_cast<int>(variants.size()));
+  std::map<std::string, std::string> first_sha;
+  int visits_in_case = static_cast<int>(orders.size() * variants.size()), done = 0;
+  for (size_t r = 0; r < orders.size(); ++r) {
+    RoundRecord round;
+    for (int index : orders[r]) {
+      BoundVariant &variant = variants[index];
+      round.order.push_back(variant.record.name);
+      if (context.progress)
+        context.progress({variant.record.name, static_cast<int>(r) + 1,
+                          static_cast<int>(orders.size()), done, visits_in_case});
+      for (check::GuardedBuffer &out : c.outputs)
+        out.fill(std::numeric_limits<float>::quiet_NaN());
+      bool guards_before = guardsIntact(c);
+      VisitRecord visit;
+      visit.variant = variant.record.name;
+      visit.timing = timeVisit(*variant.callable, context.protocol);
+      bool first = !first_sha.count(variant.record.name);
+      checkVisit(visit, c, oracle, input_hashes, variant, first_sha, guards_before);
+      if (first)
+        writeOutput(variant.record, c, context.bundle_dir);
+      round.visits.push_back(std::move(visit));
+      ++done;
+    }
+    record.rounds.push_back(std::move(round));
+  }
+  checkBitIdentity(record, first_sha);
+  summarize(record);
+  addRoofline(record, context);
+  return record;
+}
+
+} // namespace lanejit::bench

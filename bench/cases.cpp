@@ -1,0 +1,101 @@
+// The case list and case specs from the command line (bench/cases.h).
+#include "cases.h"
+
+#include <lanejit/bind.h>
+#include <lanejit/error.h>
+#include <lanejit/library.h>
+#include <lanejit/text.h>
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <charconv>
+
+namespace lanejit::bench {
+namespace {
+
+int64_t parseCount(std::string_view text, const std::string &whole) {
+  int64_t value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value <= 0)
+    throw Error(Error::Kind::Bind,
+                fmt::format("bad shape '{}': expected ROWSxCOLS with positive integers", whole));
+  return value;
+}
+
+// The library operator `program` is, if any (same structure, hence the same
+// input order the peers expect).
+std::string libraryOpOf(const Program &program) {
+  for (const library::Entry &entry : library::all())
+    if (entry.make().hash() == program.hash())
+      return entry.name;
+  return "";
+}
+
+std::string fileSafe(const std::string &name) {
+  std::string result;
+  for (char c : name)
+    result += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
+  return result.empty() ? "program" : result;
+}
+
+CaseSpec makeSpec(std::string op, Program program, Shape shape, const std::string &label) {
+  std::string id = fmt::format("{}-{}x{}", fileSafe(label), shape.rows, shape.cols);
+  return {id, std::move(op), std::move(program), shape};
+}
+
+} // namespace
+
+Shape parseShape(const std::string &text) {
+  size_t x = text.find('x');
+  if (x == std::string::npos)
+    throw Error(Error::Kind::Bind,
+                fmt::format("bad shape '{}': expected ROWSxCOLS, e.g. 17x66", text));
+  std::string_view view(text);
+  return {parseCount(view.substr(0, x), text), parseCount(view.substr(x + 1), text)};
+}
+
+std::vector<CaseSpec> defaultCases() {
+  std::vector<CaseSpec> cases;
+  for (const library::Entry &entry : library::all()) {
+    bool rope = entry.name == "rope";
+    for (Shape shape : {Shape{17, rope ? 66 : 65}, Shape{1024, rope ? 4098 : 4097}})
+      cases.push_back(makeSpec(entry.name, entry.make(), shape, entry.name));
+  }
+  return cases;
+}
+
+void validateCase(const CaseSpec &spec) {
+  if (spec.program.outputs.size() != 1)
+    throw Error(Error::Kind::Bind,
+                fmt::format("case {}: the bench handles programs with one output ({} has {})",
+                            spec.id, spec.program.name, spec.program.outputs.size()));
+  try {
+    for (const Param &param : spec.program.inputs)
+      if (param.kind != ParamKind::Scalar)
+        evaluateDim(param.cols, spec.shape.cols, param.name);
+    for (const Output &output : spec.program.outputs)
+      evaluateDim(output.cols, spec.shape.cols, output.name);
+  } catch (const Error &e) {
+    throw Error(e.kind(), fmt::format("case {}: {}", spec.id, e.what()));
+  }
+}
+
+CaseSpec libraryCase(const std::string &spec) {
+  size_t colon = spec.find(':');
+  if (colon == std::string::npos)
+    throw Error(Error::Kind::Bind,
+                fmt::format("bad case '{}': expected OP:ROWSxCOLS, e.g. rope:17x66", spec));
+  std::string op = spec.substr(0, colon);
+  Program program = library::byName(op); // names the known operators on error
+  return makeSpec(op, std::move(program), parseShape(spec.substr(colon + 1)), op);
+}
+
+CaseSpec programCase(const std::string &path, const std::string &shape) {
+  Program program = parseFile(path);
+  std::string op = libraryOpOf(program);
+  std::string label = program.name.empty() ? "program" : program.name;
+  return makeSpec(std::move(op), std::move(program), parseShape(shape), label);
+}
+
+} // namespace lanejit::bench

@@ -1,0 +1,37 @@
+// bench/cases.h — which programs at which shapes a bench run measures.
+#pragma once
+
+#include <lanejit/buffer.h>
+#include <lanejit/ir.h>
+
+#include <string>
+#include <vector>
+
+namespace lanejit::bench {
+
+struct CaseSpec {
+  std::string id; // "rope-17x66": file and directory names in the bundle
+  std::string op; // the library operator it is (peers run), or "" (lanejit only)
+  Program program;
+  Shape shape;
+};
+
+// The seed's cases: the six library operators at the small and the large
+// seed shape (RoPE 17x66 and 1024x4098, the others 17x65 and 1024x4097).
+std::vector<CaseSpec> defaultCases();
+
+// "rope:17x66" -> the library operator at that shape. Throws Error(Kind::Bind)
+// naming the problem.
+CaseSpec libraryCase(const std::string &spec);
+// A program from a text file at "RxC"; op is set when the program is
+// structurally a library operator, so peers run on it too.
+CaseSpec programCase(const std::string &path, const std::string &shape);
+
+Shape parseShape(const std::string &text); // "17x66"
+
+// Throws Error naming the case when its shape does not bind (e.g. RoPE with
+// an odd C) or its program has more than one output; cheap, so a run can
+// check every case before it starts.
+void validateCase(const CaseSpec &spec);
+
+} // namespace lanejit::bench

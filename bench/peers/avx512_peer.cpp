@@ -1,0 +1,85 @@
+// The `avx512` peer: the hand-written kernels of avx512_kernels.cpp behind
+// the Peer interface. Compiled without AVX-512 flags; supports() checks the
+// CPU at run time, so a binary built here still runs (without this peer's
+// cases) on a CPU lacking AVX-512.
+#include "peers/avx512_kernels.h"
+#include "peers/peer_factories.h"
+
+namespace lanejit::bench {
+namespace {
+
+using Kernel = void (*)(const float *const *in, float *y, int64_t rows, int64_t cols);
+
+Kernel kernelFor(const std::string &op) {
+  if (op == "rope")
+    return [](const float *const *in, float *y, int64_t r, int64_t c) {
+      avx512::rope(in[0], in[1], in[2], y, r, c);
+    };
+  if (op == "layernorm")
+    return [](const float *const *in, float *y, int64_t r, int64_t c) {
+      avx512::layerNorm(in[0], in[1], in[2], y, r, c);
+    };
+  if (op == "swiglu")
+    return [](const float *const *in, float *y, int64_t r, int64_t c) {
+      avx512::swiglu(in[0], in[1], y, r, c);
+    };
+  if (op == "rmsnorm")
+    return [](const float *const *in, float *y, int64_t r, int64_t c) {
+      avx512::rmsNorm(in[0], in[1], y, r, c);
+    };
+  if (op == "gelu_residual")
+    return [](const float *const *in, float *y, int64_t r, int64_t c) {
+      avx512::geluResidual(in[0], in[1], y, r, c);
+    };
+  if (op == "masked_softmax")
+    return [](const float *const *in, float *y, int64_t r, int64_t c) {
+      avx512::maskedSoftmax(in[0], y, r, c);
+    };
+  return nullptr;
+}
+
+bool cpuHasAvx512() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512vl");
+}
+
+class Avx512Prepared : public PreparedPeer {
+public:
+  Avx512Prepared(Kernel k, const CaseBuffers &b)
+      : kernel_(k), inputs_(b.inputs), output_(b.outputs[0]), rows_(b.rows), cols_(b.cols) {}
+  void call() override { kernel_(inputs_.data(), output_, rows_, cols_); }
+
+private:
+  Kernel kernel_;
+  std::vector<const float *> inputs_;
+  float *output_;
+  int64_t rows_, cols_;
+};
+
+class Avx512Peer : public Peer {
+public:
+  std::string name() const override { return "avx512"; }
+  std::string description() const override {
+    return "hand-written AVX-512 intrinsics (bench/peers/avx512_kernels.cpp): 16 lanes, "
+           "masked tail loads/stores, FMA, degree-6 polynomial exp (SiLU, softmax; tanh via "
+           "exp), two-pass LayerNorm, one accumulator per reduction; -O3 -mavx512f "
+           "-mavx512vl -mavx512dq -mfma; runs only on CPUs with AVX-512F/DQ/VL";
+  }
+  bool supports(const std::string &op) const override {
+    static const bool cpu_ok = cpuHasAvx512();
+    return cpu_ok && kernelFor(op) != nullptr;
+  }
+  std::unique_ptr<PreparedPeer> prepare(const CaseBuffers &b) const override {
+    requireRunnable(*this, b);
+    return std::make_unique<Avx512Prepared>(kernelFor(b.op), b);
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Peer> makeAvx512Peer() {
+  return std::make_unique<Avx512Peer>();
+}
+
+} // namespace lanejit::bench

@@ -1,0 +1,38 @@
+// The buffer checks every peer's prepare() runs (peer_factories.h). Also
+// compiled into the torch module, which cannot see lanejit_peers' symbols.
+#include "peers/peer_factories.h"
+
+#include <lanejit/error.h>
+
+namespace lanejit::bench {
+
+size_t opInputCount(const std::string &op) {
+  if (op == "rope" || op == "layernorm")
+    return 3;
+  if (op == "swiglu" || op == "rmsnorm" || op == "gelu_residual")
+    return 2;
+  if (op == "masked_softmax")
+    return 1;
+  throw Error(Error::Kind::Bind, "unknown operator '" + op + "' for a benchmark peer");
+}
+
+void requireRunnable(const Peer &peer, const CaseBuffers &b) {
+  std::string who = "peer '" + peer.name() + "' on " + b.op + ": ";
+  size_t inputs = opInputCount(b.op);
+  if (!peer.supports(b.op))
+    throw Error(Error::Kind::Bind, who + "operator not supported here");
+  if (b.inputs.size() != inputs || b.outputs.size() != 1)
+    throw Error(Error::Kind::Bind,
+                who + "expected " + std::to_string(inputs) + " inputs and 1 output, got " +
+                    std::to_string(b.inputs.size()) + " and " + std::to_string(b.outputs.size()));
+  if (b.rows < 1 || b.cols < 1 || (b.op == "rope" && b.cols % 2 != 0))
+    throw Error(Error::Kind::Bind,
+                who + "bad shape " + std::to_string(b.rows) + "x" + std::to_string(b.cols));
+  for (const float *p : b.inputs)
+    if (!p)
+      throw Error(Error::Kind::Bind, who + "null input buffer");
+  if (!b.outputs[0])
+    throw Error(Error::Kind::Bind, who + "null output buffer");
+}
+
+} // namespace lanejit::bench

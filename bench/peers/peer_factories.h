@@ -1,0 +1,25 @@
+// bench/peers/peer_factories.h — what available_peers.cpp lists. Each maker
+// lives in its peer's own file and is compiled only when that peer's
+// package (or compiler support) was found; CMake defines LANEJIT_PEER_<NAME>.
+#pragma once
+
+#include "peers/peer.h"
+
+namespace lanejit::bench {
+
+std::unique_ptr<Peer> makeNaivePeer();
+std::unique_ptr<Peer> makeAvx512Peer();
+std::unique_ptr<Peer> makeTorchPeer();
+std::unique_ptr<Peer> makeOneDnnPeer();
+
+// How many inputs a library operator takes (rope 3, layernorm 3, swiglu 2,
+// rmsnorm 2, gelu_residual 2, masked_softmax 1); throws Error(Kind::Bind)
+// for an unknown name.
+size_t opInputCount(const std::string &op);
+
+// Throws Error(Kind::Bind), naming `peer`, unless `buffers` is a case this
+// peer can run: a known op it supports, the op's input count, one output,
+// non-null pointers, rows >= 1, cols >= 1 (even for RoPE).
+void requireRunnable(const Peer &peer, const CaseBuffers &buffers);
+
+} // namespace lanejit::bench

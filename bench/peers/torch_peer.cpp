@@ -1,0 +1,198 @@
+// The `torch` peer: PyTorch eager through libtorch 1.13's C++ API (ATen).
+// The caller's buffers are wrapped with at::from_blob (no copies); every op
+// writes through an out= form into the output or into temporaries allocated
+// and touched in prepare(). Inference mode (no autograd bookkeeping) and one
+// thread (the protocol is single-thread). The only torch file: its headers
+// are heavy, so they stay out of every header. Built as the module
+// lanejit_peer_torch.so (torch_module.h), with aten_capability.cpp and
+// peer_checks.cpp.
+#include "peers/aten_capability.h"
+#include "peers/peer_factories.h"
+#include "peers/torch_module.h"
+
+#include <ATen/Parallel.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/Version.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/addcmul.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/div.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/from_blob.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/gelu.h>
+#include <ATen/ops/layer_norm.h>
+#include <ATen/ops/mean.h>
+#include <ATen/ops/mul.h>
+#include <ATen/ops/silu.h>
+#include <ATen/ops/softmax.h>
+#include <ATen/ops/where.h>
+#include <c10/core/InferenceMode.h>
+#include <torch/version.h>
+
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <mutex>
+
+namespace lanejit::bench {
+namespace {
+
+std::string capabilityLine();
+
+// Chooses the capability (before any ATen call), then sets one thread.
+void initTorchOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    chooseAtenCapability();
+    at::set_num_threads(1);
+  });
+}
+
+at::Tensor wrap(const float *p, at::IntArrayRef sizes) {
+  return at::from_blob(const_cast<float *>(p), sizes, at::TensorOptions().dtype(at::kFloat));
+}
+
+// A temporary, allocated and touched once here rather than per call.
+at::Tensor scratch(at::IntArrayRef sizes) {
+  return at::empty(sizes, at::TensorOptions().dtype(at::kFloat)).fill_(0);
+}
+
+class TorchPrepared : public PreparedPeer {
+public:
+  explicit TorchPrepared(std::function<void()> body) : body_(std::move(body)) {}
+  void call() override {
+    c10::InferenceMode inference;
+    body_();
+  }
+
+private:
+  std::function<void()> body_;
+};
+
+std::function<void()> bodyFor(const CaseBuffers &b) {
+  const int64_t R = b.rows, C = b.cols;
+  const std::vector<const float *> &in = b.inputs;
+  at::Tensor y = wrap(b.outputs[0], {R, C});
+  if (b.op == "rope") {
+    const int64_t h = C / 2;
+    at::Tensor x = wrap(in[0], {R, C}), cos = wrap(in[1], {R, h}), sin = wrap(in[2], {R, h});
+    at::Tensor lo = x.narrow(1, 0, h), hi = x.narrow(1, h, h);
+    at::Tensor y_lo = y.narrow(1, 0, h), y_hi = y.narrow(1, h, h);
+    // Four out= ops on column views, no temporaries: measured faster than
+    // six mul/sub/add_out through temporaries.
+    return [=]() mutable {
+      at::mul_out(y_lo, lo, cos);
+      at::addcmul_out(y_lo, y_lo, hi, sin, -1); // y_lo - hi*sin
+      at::mul_out(y_hi, lo, sin);
+      at::addcmul_out(y_hi, y_hi, hi, cos);
+    };
+  }
+  if (b.op == "layernorm") {
+    // at::layer_norm returns a fresh tensor (reused by the CPU allocator
+    // call to call) that is copied into y; it measured faster than
+    // at::native_layer_norm_out writing y directly.
+    at::Tensor x = wrap(in[0], {R, C}), g = wrap(in[1], {C}), beta = wrap(in[2], {C});
+    return [=]() mutable { y.copy_(at::layer_norm(x, {C}, g, beta, 1e-5)); };
+  }
+  if (b.op == "swiglu") {
+    at::Tensor x = wrap(in[0], {R, C}), u = wrap(in[1], {R, C}), t = scratch({R, C});
+    return [=]() mutable {
+      at::silu_out(t, x); // x / (1 + exp(-x)), vectorized
+      at::mul_out(y, t, u);
+    };
+  }
+  if (b.op == "rmsnorm") {
+    at::Tensor x = wrap(in[0], {R, C}), g = wrap(in[1], {C});
+    at::Tensor sq = scratch({R, C}), ms = scratch({R, 1});
+    return [=]() mutable {
+      at::mul_out(sq, x, x);
+      at::mean_out(ms, sq, {1}, /*keepdim=*/true);
+      ms.add_(1e-5).sqrt_();
+      at::div_out(y, x, ms);
+      y.mul_(g);
+    };
+  }
+  if (b.op == "gelu_residual") {
+    at::Tensor x = wrap(in[0], {R, C}), u = wrap(in[1], {R, C});
+    return [=]() mutable {
+      at::gelu_out(y, x, "tanh"); // 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3)))
+      y.add_(u);
+    };
+  }
+  if (b.op == "masked_softmax") {
+    at::Tensor x = wrap(in[0], {R, C}), t = scratch({R, C});
+    // The causal-style mask, built once: column c is masked when c > r mod C.
+    at::Tensor col = at::arange(C, at::kLong).unsqueeze(0);
+    at::Tensor last = at::arange(R, at::kLong).remainder(C).unsqueeze(1);
+    at::Tensor mask = (col > last).contiguous();
+    at::Tensor minus_inf = at::full({}, -std::numeric_limits<float>::infinity());
+    // where_out is masked_fill(mask, -inf) in one pass into a preallocated
+    // tensor; measured faster than masked_fill_out or copy_ + masked_fill_.
+    return [=]() mutable {
+      at::where_out(t, mask, minus_inf, x);
+      at::softmax_out(y, t, 1);
+    };
+  }
+  return nullptr;
+}
+
+class TorchPeer : public Peer {
+public:
+  std::string name() const override { return "torch"; }
+  std::string description() const override {
+    return "PyTorch eager, libtorch " + std::string(TORCH_VERSION) +
+           " C++ API (ATen), 1 thread, inference mode, caller buffers via at::from_blob; "
+           "out= forms into the output or preallocated temporaries (rope: mul_out + addcmul_out "
+           "per half, on column views; "
+           "swiglu: silu_out, mul_out; rmsnorm: mul_out, mean_out, add_/sqrt_, div_out, mul_; "
+           "gelu_residual: gelu_out(tanh), add_; masked_softmax: where_out(mask, -inf, x) with "
+           "the mask built in prepare (masked_fill's effect, one pass), softmax_out); layernorm: "
+           "at::layer_norm (result allocated per call, memory reused by malloc) then a copy "
+           "into y, unavoidable: no out= form writes y directly (native_layer_norm_out "
+           "computes then copies, and measured no faster). ATen CPU capability: " +
+           capabilityLine();
+  }
+  bool supports(const std::string &op) const override {
+    return op == "rope" || op == "layernorm" || op == "swiglu" || op == "rmsnorm" ||
+           op == "gelu_residual" || op == "masked_softmax";
+  }
+  std::unique_ptr<PreparedPeer> prepare(const CaseBuffers &b) const override {
+    requireRunnable(*this, b);
+    initTorchOnce();
+    c10::InferenceMode inference;
+    return std::make_unique<TorchPrepared>(bodyFor(b));
+  }
+};
+
+std::string capabilityLine() {
+  initTorchOnce();
+  const AtenChoice &c = chooseAtenCapability();
+  std::string used = capabilityFromConfig(at::show_config());
+  if (used.empty())
+    used = "unknown";
+  char ms[160];
+  if (c.how == "user")
+    return used + " (ATEN_CPU_CAPABILITY=" + c.detail + " set by the user)";
+  if (c.how != "probe")
+    return used + " (ATen's own choice; probe failed: " + c.detail + ")";
+  std::snprintf(ms, sizeof ms, "%.3f ms/call, avx512 (%s) %.3f ms/call", c.own_ms,
+                c.avx512_name.c_str(), c.avx512_ms);
+  std::string chose = c.set_avx512 ? "avx512" : "ATen's own";
+  std::string summary = used + " (probe, SwiGLU 1024x4097: ATen's own choice " + c.own_name + " " +
+                        ms + "; chose " + chose + ")";
+  if (c.set_avx512 && used != c.avx512_name)
+    summary += " WARNING: ATen was initialised before the choice was set";
+  return summary;
+}
+
+} // namespace
+} // namespace lanejit::bench
+
+void lanejit_torch_peer_new(std::unique_ptr<lanejit::bench::Peer> *out) {
+  *out = std::make_unique<lanejit::bench::TorchPeer>();
+}
+
+void lanejit_torch_aten_capability(std::string *out) {
+  *out = lanejit::bench::capabilityLine();
+}

@@ -1,0 +1,105 @@
+// bench/records.h — what a bench run records: the data behind bundle.json
+// (docs/bench-bundle.md), the report and the chart.
+#pragma once
+
+#include "claims.h"
+#include "protocol.h"
+#include "statistics.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lanejit::bench {
+
+struct VisitChecks {
+  int64_t oracle_failures = 0;
+  double oracle_max_abs_error = 0;
+  std::string first_failure;
+  bool inputs_unchanged = true;
+  bool guards_intact = true;
+  std::string output_sha256;
+  bool output_stable = true;                 // same hash as this variant's earlier visits
+  std::optional<bool> report_matches_claims; // lanejit variants only
+  // lanejit variants only: no switch may change an output bit, so every
+  // lanejit variant's output equals the first (default) variant's.
+  std::optional<bool> bits_match_default;
+};
+
+struct VisitRecord {
+  std::string variant;
+  VisitTiming timing;
+  VisitChecks checks;
+  std::string status = "ok"; // or "failed: <reasons>"
+  bool ok() const { return status == "ok"; }
+};
+
+struct RoundRecord {
+  std::vector<std::string> order;
+  std::vector<VisitRecord> visits; // in visit order
+};
+
+struct VariantRecord {
+  std::string name;
+  std::string kind; // "lanejit" or "peer"
+  std::string description;
+  std::string options;   // CompileOptions::key(), lanejit only
+  double compile_ms = 0; // lanejit only
+  std::vector<CheckedClaim> claims;
+  std::string output_file; // relative to the bundle
+};
+
+struct RatioRecord {
+  std::string numerator, denominator;
+  RatioSummary summary;
+};
+
+struct RooflineRecord {
+  int64_t bytes = 0;
+  double copy_bytes_per_s = 0, triad_bytes_per_s = 0;
+  double min_time_s = 0; // bytes / copy_bytes_per_s
+  double ratio = 0;      // time of the first variant / min_time_s
+};
+
+struct InputRecord {
+  std::string name, file;
+};
+
+struct CaseRecord {
+  std::string id, op; // op: the library name, or "" for a user program
+  int64_t rows = 0, cols = 0;
+  std::string program_file;
+  std::vector<InputRecord> inputs;
+  std::vector<VariantRecord> variants;
+  std::vector<RoundRecord> rounds;
+  // summary
+  std::vector<std::pair<std::string, double>> time_s; // in variant order
+  std::vector<RatioRecord> ratios;
+  std::optional<RooflineRecord> roofline;
+
+  int failedVisits() const;
+};
+
+struct EnvironmentRecord {
+  std::string cpu_model, cpu_features;
+  int cores = 0;
+  std::array<double, 3> load_before{}, load_after{};
+  std::string llvm_version, git_commit, compile_options;
+  bool git_dirty = false;
+  std::string aten_cpu_capability; // empty unless set
+  struct Binary {
+    std::string path, sha256;
+  };
+  std::vector<Binary> binaries; // this executable, then peer modules loaded at run time
+};
+
+struct BenchRecord {
+  ProtocolSettings protocol;
+  EnvironmentRecord environment;
+  std::vector<CaseRecord> cases;
+  bool passed() const;
+};
+
+} // namespace lanejit::bench

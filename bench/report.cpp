@@ -1,0 +1,125 @@
+// The markdown report (bench/report.h).
+#include "report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace lanejit::bench {
+namespace {
+
+std::string g4(double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.4g", value);
+  return buffer;
+}
+
+void addUnique(std::vector<std::string> &list, const std::string &item) {
+  if (std::find(list.begin(), list.end(), item) == list.end())
+    list.push_back(item);
+}
+
+// The ratios the table shows: the case's first variant against each other.
+std::vector<const RatioRecord *> headlineRatios(const CaseRecord &c) {
+  std::vector<const RatioRecord *> result;
+  for (const RatioRecord &r : c.ratios)
+    if (!c.variants.empty() && r.numerator == c.variants.front().name)
+      result.push_back(&r);
+  return result;
+}
+
+std::string ratioCell(const RatioSummary &s) {
+  return fmt::format("{} [{}–{}] {}/{}", g4(s.median), g4(s.min), g4(s.max), s.wins, s.rounds);
+}
+
+} // namespace
+
+std::string reportTable(const BenchRecord &record) {
+  std::vector<std::string> variants, ratios;
+  for (const CaseRecord &c : record.cases) {
+    for (const VariantRecord &v : c.variants)
+      addUnique(variants, v.name);
+    for (const RatioRecord *r : headlineRatios(c))
+      addUnique(ratios, r->numerator + "/" + r->denominator);
+  }
+  std::string out = "| Case |";
+  for (const std::string &v : variants)
+    out += " " + v + " µs |";
+  for (const std::string &r : ratios)
+    out += " " + r + " |";
+  out += " roofline | checks |\n|---|";
+  for (size_t i = 0; i < variants.size() + ratios.size() + 1; ++i)
+    out += "---:|";
+  out += "---|\n";
+
+  for (const CaseRecord &c : record.cases) {
+    out += "| " + c.id + " |";
+    for (const std::string &v : variants) {
+      auto it = std::find_if(c.time_s.begin(), c.time_s.end(),
+                             [&](const auto &entry) { return entry.first == v; });
+      out += " " + (it == c.time_s.end() ? std::string("–") : g4(it->second * 1e6)) + " |";
+    }
+    for (const std::string &key : ratios) {
+      std::string cell = "–";
+      for (const RatioRecord *r : headlineRatios(c))
+        if (r->numerator + "/" + r->denominator == key)
+          cell = ratioCell(r->summary);
+      out += " " + cell + " |";
+    }
+    out += " " + (c.roofline ? g4(c.roofline->ratio) : std::string("–")) + " |";
+    int failed = c.failedVisits();
+    out += failed ? fmt::format(" FAILED ({} visits) |\n", failed) : std::string(" ok |\n");
+  }
+  return out;
+}
+
+std::string reportNotes(const BenchRecord &record) {
+  const ProtocolSettings &p = record.protocol;
+  std::string notes = fmt::format(
+      "Protocol \"{}\": per visit {:g} ms warmup, repetitions doubled until a sample lasts "
+      ">= {:g} ms (at most {} calls), {} samples; the visit's value is the median sample / "
+      "reps.\n"
+      "Rounds visit the variants in every order (all permutations for <= 3 variants, else a "
+      "Williams design).\n"
+      "Times (µs per call) are medians over rounds of the visit values.\n"
+      "A ratio a/b is the median of the per-round ratios a/b, NOT the ratio of the displayed "
+      "times; [min–max] is the range of those per-round ratios, NOT a confidence interval; "
+      "wins = rounds where a was faster (ratio < 1).\n"
+      "roofline = lanejit time / (bytes moved per call / copy bandwidth measured in this run "
+      "at the case's footprint); 1 would be the memory-bound floor.\n",
+      p.name, p.warmup_s * 1e3, p.target_s * 1e3, p.max_reps, p.samples);
+  notes += record.passed() ? "Every visit passed its checks (FP64 oracle at atol = rtol = 5e-5, "
+                             "inputs unchanged, guard zones intact, output bits stable across "
+                             "rounds and equal across lanejit variants, compile report matches "
+                             "claims).\n"
+                           : "SOME VISITS FAILED THEIR CHECKS: see bundle.json (status).\n";
+  return notes;
+}
+
+std::string reportMarkdown(const BenchRecord &record) {
+  const EnvironmentRecord &env = record.environment;
+  std::string out = fmt::format("# lanejit bench ({} protocol)\n\n", record.protocol.name);
+  out += fmt::format("- CPU: {} ({} cores), LLVM {}, commit {}{}\n", env.cpu_model, env.cores,
+                     env.llvm_version, env.git_commit, env.git_dirty ? " (dirty)" : "");
+  out += fmt::format("- load average before {:.2f} {:.2f} {:.2f}, after {:.2f} {:.2f} {:.2f}\n",
+                     env.load_before[0], env.load_before[1], env.load_before[2], env.load_after[0],
+                     env.load_after[1], env.load_after[2]);
+  out += "- compile options: " + env.compile_options + "\n";
+  if (!env.aten_cpu_capability.empty())
+    out += "- ATEN_CPU_CAPABILITY=" + env.aten_cpu_capability + "\n";
+  out += "\n" + reportTable(record) + "\n" + reportNotes(record);
+  out += "\nVariants:\n";
+  std::vector<std::string> seen;
+  for (const CaseRecord &c : record.cases) {
+    for (const VariantRecord &v : c.variants) {
+      if (std::find(seen.begin(), seen.end(), v.name) != seen.end())
+        continue;
+      seen.push_back(v.name);
+      out += "- " + v.name + ": " + v.description + "\n";
+    }
+  }
+  return out;
+}
+
+} // namespace lanejit::bench

@@ -1,0 +1,21 @@
+// bench/report.h — what a person reads: the markdown table (report.md and
+// stdout; format in docs/bench-bundle.md) and the ratio chart (chart.svg).
+#pragma once
+
+#include "records.h"
+
+#include <string>
+
+namespace lanejit::bench {
+
+// Case | each variant µs | first variant / each other: median [min–max]
+// wins/rounds | roofline | checks. Numbers printed with %.4g.
+std::string reportTable(const BenchRecord &record);
+// What the numbers mean: paired ratios, ranges, the protocol.
+std::string reportNotes(const BenchRecord &record);
+// Title, settings, environment, the table and the notes.
+std::string reportMarkdown(const BenchRecord &record);
+// Each ratio of the table with its [min–max] range, per case, on a log axis.
+std::string chartSvg(const BenchRecord &record);
+
+} // namespace lanejit::bench

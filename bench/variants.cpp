@@ -1,0 +1,156 @@
+// Binding variants to a case (bench/variants.h).
+#include "variants.h"
+
+#include <lanejit/error.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+
+namespace lanejit::bench {
+namespace {
+
+bool hasFeature(const std::string &features, const std::string &feature) {
+  return ("," + features + ",").find("," + feature + ",") != std::string::npos;
+}
+
+// The native entry with its argument block bound once.
+class NativeRepeat : public Repeatable {
+public:
+  NativeRepeat(const Kernel &kernel, check::Case &c) : entry_(kernel.nativeEntry()) {
+    for (auto *list : {&c.inputs, &c.outputs}) {
+      for (check::GuardedBuffer &buffer : *list) {
+        buffers_.push_back(buffer.data());
+        strides_.push_back(buffer.rowStride());
+      }
+    }
+    // The workspace the kernel needs at this C (unfused variants keep
+    // intermediates there), allocated and touched once, outside timing.
+    int64_t floats = kernel.workspaceFloats(c.shape.cols);
+    if (floats > 0) {
+      workspace_ = check::GuardedBuffer(1, floats, floats);
+      workspace_.fill(0);
+    }
+    args_ = LaunchArgs{buffers_.data(), strides_.data(), c.shape.rows, c.shape.cols,
+                       floats > 0 ? workspace_.data() : nullptr};
+  }
+  void repeat(int64_t reps) override {
+    for (int64_t i = 0; i < reps; ++i)
+      entry_(&args_, 0, args_.rows);
+  }
+
+private:
+  NativeEntry entry_;
+  std::vector<void *> buffers_;
+  std::vector<int64_t> strides_;
+  check::GuardedBuffer workspace_;
+  LaunchArgs args_{};
+};
+
+class PeerRepeat : public Repeatable {
+public:
+  explicit PeerRepeat(std::unique_ptr<PreparedPeer> peer) : peer_(std::move(peer)) {}
+  void repeat(int64_t reps) override {
+    for (int64_t i = 0; i < reps; ++i)
+      peer_->call();
+  }
+
+private:
+  std::unique_ptr<PreparedPeer> peer_;
+};
+
+bool wanted(const std::vector<std::string> &only, const std::string &name) {
+  return only.empty() || std::find(only.begin(), only.end(), name) != only.end();
+}
+
+BoundVariant bindLanejit(const CaseSpec &spec, check::Case &c, const LanejitConfig &config) {
+  auto start = std::chrono::steady_clock::now();
+  Kernel kernel = compile(spec.program, config.options);
+  BoundVariant v;
+  v.record.compile_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  v.record.name = config.name;
+  v.record.kind = "lanejit";
+  v.record.description = config.description;
+  v.record.options = config.options.key();
+  v.claims = claimsFor(config.options, spec.shape.cols, config.lanes);
+  v.record.claims = checkClaims(v.claims, kernel.report());
+  // The native entry checks nothing; one checked call through run() first
+  // proves the shape and every column range fit these buffers.
+  kernel.run(c.inputRefs(), c.outputRefs());
+  v.callable = std::make_unique<NativeRepeat>(kernel, c);
+  v.kernel = kernel;
+  return v;
+}
+
+} // namespace
+
+int widestLanes(const CompileOptions &options) {
+  const std::string &features = options.target_features;
+  if (!features.empty()) {
+    if (hasFeature(features, "+avx512f"))
+      return 16;
+    return hasFeature(features, "+avx") || hasFeature(features, "+avx2") ? 8 : 4;
+  }
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f"))
+    return 16;
+  return __builtin_cpu_supports("avx") ? 8 : 4;
+}
+
+std::vector<LanejitConfig> lanejitConfigs(const ProtocolSettings &protocol,
+                                          const CompileOptions &base) {
+  int widest = base.lanes ? base.lanes : widestLanes(base);
+  std::vector<LanejitConfig> configs;
+  configs.push_back({"lanejit", fmt::format("lanejit native entry, default options (W={})", widest),
+                     base, widest});
+  CompileOptions nospec = base;
+  nospec.specialize_full_packets = false;
+  configs.push_back({"lanejit-nospec",
+                     "lanejit native entry, full-packet specialization off (every packet masked)",
+                     nospec, widest});
+  CompileOptions unfused = base;
+  unfused.fuse_pointwise = unfused.fuse_reductions = unfused.fuse_outputs = false;
+  configs.push_back({"lanejit-unfused",
+                     "lanejit native entry, pointwise, reduction and output fusion off "
+                     "(every elementwise result through the workspace)",
+                     unfused, widest});
+  if (protocol.name == "seed" && widest > 8) {
+    CompileOptions w8 = base;
+    w8.lanes = 8;
+    configs.push_back({"lanejit-w8", "lanejit native entry, W=8", w8, 8});
+  }
+  return configs;
+}
+
+std::vector<BoundVariant> bindVariants(const CaseSpec &spec, check::Case &c,
+                                       const std::vector<LanejitConfig> &configs,
+                                       const std::vector<std::unique_ptr<Peer>> &peers,
+                                       const std::vector<std::string> &only) {
+  std::vector<BoundVariant> variants;
+  for (const LanejitConfig &config : configs)
+    if (wanted(only, config.name))
+      variants.push_back(bindLanejit(spec, c, config));
+  if (spec.op.empty())
+    return variants; // a user program: no peer knows it
+
+  CaseBuffers buffers{spec.op, spec.shape.rows, spec.shape.cols, {}, {}};
+  for (check::GuardedBuffer &b : c.inputs)
+    buffers.inputs.push_back(b.data());
+  for (check::GuardedBuffer &b : c.outputs)
+    buffers.outputs.push_back(b.data());
+  for (const std::unique_ptr<Peer> &peer : peers) {
+    if (!peer->supports(spec.op) || !wanted(only, peer->name()))
+      continue;
+    BoundVariant v;
+    v.record.name = peer->name();
+    v.record.kind = "peer";
+    v.record.description = peer->description();
+    v.callable = std::make_unique<PeerRepeat>(peer->prepare(buffers));
+    variants.push_back(std::move(v));
+  }
+  return variants;
+}
+
+} // namespace lanejit::bench

@@ -1,0 +1,58 @@
+// bench/variants.h — the variants of a case, bound to its buffers.
+//
+// lanejit variants call the native entry with a LaunchArgs bound once;
+// peers (bench/peers/peer.h) are prepared once and called. Everything that
+// allocates or compiles happens here, outside timing.
+#pragma once
+
+#include "cases.h"
+#include "claims.h"
+#include "protocol.h"
+#include "records.h"
+
+#include <lanejit/check.h>
+#include <lanejit/kernel.h>
+#include <lanejit/options.h>
+
+#include "peers/peer.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lanejit::bench {
+
+struct LanejitConfig {
+  std::string name; // "lanejit", "lanejit-nospec", "lanejit-w8"
+  std::string description;
+  CompileOptions options;
+  int lanes = 0; // the W this configuration asks for
+};
+
+// The widest W the target of `options` has (16 with AVX-512F, 8 with AVX,
+// else 4), from the CPU itself or options.target_features — not from the
+// compiler, so the lanes claim checks something.
+int widestLanes(const CompileOptions &options);
+
+// The default configuration first, then full-packet specialization off; the
+// seed protocol adds W = 8 when the target is wider.
+std::vector<LanejitConfig> lanejitConfigs(const ProtocolSettings &protocol,
+                                          const CompileOptions &base);
+
+struct BoundVariant {
+  VariantRecord record;
+  std::unique_ptr<Repeatable> callable;
+  std::optional<Kernel> kernel; // lanejit: its stats are re-checked every visit
+  std::vector<Claim> claims;
+};
+
+// Every lanejit configuration, then every peer (of availablePeers(), kept
+// alive by the caller) that supports the case's op, bound to `buffers`. `only` (empty = all) keeps
+// just the named variants. Fails with Error when a peer cannot be prepared.
+std::vector<BoundVariant> bindVariants(const CaseSpec &spec, check::Case &buffers,
+                                       const std::vector<LanejitConfig> &configs,
+                                       const std::vector<std::unique_ptr<Peer>> &peers,
+                                       const std::vector<std::string> &only);
+
+} // namespace lanejit::bench

@@ -1,0 +1,65 @@
+// Naming cases on the command line: OP:RxC, a program file at RxC, the
+// default list.
+#include "cases.h"
+
+#include <lanejit/error.h>
+#include <lanejit/library.h>
+#include <lanejit/text.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace lanejit::bench {
+namespace {
+
+TEST(BenchCases, DefaultsAreTheSixOperatorsAtTheSeedShapes) {
+  std::vector<CaseSpec> cases = defaultCases();
+  ASSERT_EQ(cases.size(), 12u);
+  EXPECT_EQ(cases[0].id, "rope-17x66");
+  EXPECT_EQ(cases[1].id, "rope-1024x4098");
+  EXPECT_EQ(cases[2].id, "layernorm-17x65");
+  EXPECT_EQ(cases[3].id, "layernorm-1024x4097");
+  for (const CaseSpec &c : cases)
+    EXPECT_FALSE(c.op.empty()) << c.id;
+}
+
+TEST(BenchCases, LibraryCaseParsesOpAndShape) {
+  CaseSpec c = libraryCase("swiglu:3x33");
+  EXPECT_EQ(c.id, "swiglu-3x33");
+  EXPECT_EQ(c.op, "swiglu");
+  EXPECT_EQ(c.shape.rows, 3);
+  EXPECT_EQ(c.shape.cols, 33);
+}
+
+TEST(BenchCases, BadSpecsAreErrors) {
+  EXPECT_THROW(libraryCase("rope"), Error);
+  EXPECT_THROW(libraryCase("rope:17"), Error);
+  EXPECT_THROW(libraryCase("rope:0x66"), Error);
+  EXPECT_THROW(libraryCase("rope:17x66x2"), Error);
+  EXPECT_THROW(libraryCase("nosuchop:17x66"), Error);
+}
+
+TEST(BenchCases, AShapeThatDoesNotBindIsRejectedBeforeAnyRun) {
+  EXPECT_NO_THROW(validateCase(libraryCase("rope:5x34")));
+  try {
+    validateCase(libraryCase("rope:5x33")); // C/2 is not an integer
+    FAIL() << "rope at an odd C was accepted";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("rope-5x33"), std::string::npos) << e.what();
+  }
+}
+
+TEST(BenchCases, AProgramFileThatIsALibraryOperatorGetsItsPeers) {
+  std::filesystem::path path = std::filesystem::temp_directory_path() / "bench_cases_rms.lj";
+  std::ofstream(path) << print(library::rmsNorm());
+  CaseSpec c = programCase(path.string(), "5x40");
+  EXPECT_EQ(c.op, "rmsnorm");
+  EXPECT_EQ(c.shape.cols, 40);
+  std::filesystem::remove(path);
+}
+
+} // namespace
+} // namespace lanejit::bench

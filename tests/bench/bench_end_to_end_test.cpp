@@ -1,0 +1,169 @@
+// A short bench run (tiny warmup and target, small cases) start to finish:
+// the bundle it writes, and — when the audit is built — that the audit
+// passes it. A peer that computes garbage must fail the run, not be
+// averaged away.
+#include "runner.h"
+#include "sha256.h"
+
+#include <nlohmann/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#ifdef LANEJIT_HAVE_AUDIT
+#include "audit.h"
+#endif
+
+namespace lanejit::bench {
+namespace {
+namespace fs = std::filesystem;
+
+ProtocolSettings tinyProtocol() {
+  return {"custom", 0.001, 0.0002, int64_t{1} << 20, 3};
+}
+
+fs::path freshDir(const std::string &name) {
+  fs::path dir = fs::temp_directory_path() /
+                 (name + "-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+                  "-" + std::to_string(reinterpret_cast<uintptr_t>(&name) & 0xffff));
+  fs::remove_all(dir);
+  return dir;
+}
+
+nlohmann::json readJson(const fs::path &path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+// A peer that leaves the output as it found it (NaN) and scribbles over the
+// sentinel zone just past the output: every check it can fail, it fails.
+class BrokenPeer : public Peer {
+  struct Prepared : PreparedPeer {
+    float *after_output;
+    void call() override { *after_output = 1.0f; }
+  };
+
+public:
+  std::string name() const override { return "broken"; }
+  std::string description() const override { return "writes past its output"; }
+  bool supports(const std::string &op) const override { return op == "swiglu"; }
+  std::unique_ptr<PreparedPeer> prepare(const CaseBuffers &b) const override {
+    auto p = std::make_unique<Prepared>();
+    p->after_output = b.outputs[0] + b.rows * b.cols;
+    return p;
+  }
+};
+
+TEST(BenchEndToEnd, ATinyRunWritesACompleteBundle) {
+  BenchOptions options;
+  options.protocol = tinyProtocol();
+  options.cases = {libraryCase("rope:5x34"), libraryCase("layernorm:4x33")};
+  options.only = {"lanejit", "lanejit-nospec", "naive"};
+  options.out_dir = freshDir("bench-e2e");
+  options.progress = false;
+
+  BenchResult result = runBench(options);
+
+  EXPECT_TRUE(result.record.passed());
+  ASSERT_EQ(result.record.cases.size(), 2u);
+  for (const CaseRecord &c : result.record.cases) {
+    ASSERT_EQ(c.variants.size(), 3u) << c.id;
+    std::set<std::vector<std::string>> orders;
+    for (const RoundRecord &round : c.rounds) {
+      orders.insert(round.order);
+      ASSERT_EQ(round.visits.size(), 3u);
+      for (const VisitRecord &v : round.visits) {
+        EXPECT_TRUE(v.ok()) << c.id << " " << v.variant << ": " << v.status;
+        EXPECT_EQ(v.timing.samples_s.size(), 3u);
+        EXPECT_TRUE(std::isfinite(v.timing.value_s) && v.timing.value_s > 0);
+        bool lanejit = v.variant.rfind("lanejit", 0) == 0;
+        EXPECT_EQ(v.checks.bits_match_default.has_value(), lanejit) << v.variant;
+        EXPECT_EQ(v.checks.report_matches_claims.has_value(), lanejit) << v.variant;
+        if (lanejit) {
+          EXPECT_TRUE(*v.checks.bits_match_default && *v.checks.report_matches_claims);
+        }
+      }
+    }
+    EXPECT_EQ(orders.size(), 6u) << c.id << ": three variants, every order once";
+    EXPECT_EQ(c.time_s.size(), 3u);
+    EXPECT_EQ(c.ratios.size(), 3u); // lanejit/nospec, lanejit/naive, nospec/naive
+  }
+
+  nlohmann::json bundle = readJson(result.bundle_dir / "bundle.json");
+  EXPECT_EQ(bundle["format"], "lanejit-bench/1");
+  EXPECT_EQ(bundle["status"], "pass");
+  EXPECT_EQ(bundle["cases"].size(), 2u);
+  for (const char *file :
+       {"report.md", "chart.svg", "programs/rope-5x34.lj", "inputs/rope-5x34/cos.npy",
+        "outputs/layernorm-4x33/naive.npy", "outputs/layernorm-4x33/lanejit-nospec.npy"}) {
+    ASSERT_TRUE(bundle["files"].contains(file)) << file;
+    EXPECT_EQ(bundle["files"][file], sha256File((result.bundle_dir / file).string())) << file;
+  }
+  std::ifstream report(result.bundle_dir / "report.md");
+  std::string text((std::istreambuf_iterator<char>(report)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("| rope-5x34 |"), std::string::npos);
+  EXPECT_NE(text.find("NOT a confidence interval"), std::string::npos);
+
+#ifdef LANEJIT_HAVE_AUDIT
+  audit::AuditResult audited = audit::auditBundle(result.bundle_dir);
+  for (const std::string &failure : audited.failures)
+    ADD_FAILURE() << "audit: " << failure;
+  EXPECT_TRUE(audited.pass());
+#endif
+  fs::remove_all(result.bundle_dir);
+}
+
+TEST(BenchEndToEnd, AFailedCheckFailsTheRunAndIsRecorded) {
+  BenchOptions options;
+  options.protocol = tinyProtocol();
+  options.cases = {libraryCase("swiglu:3x20")};
+  options.only = {"lanejit", "broken"};
+  options.out_dir = freshDir("bench-e2e-broken");
+  options.progress = false;
+  options.print_table = false;
+  options.make_peers = [] {
+    std::vector<std::unique_ptr<Peer>> peers;
+    peers.push_back(std::make_unique<BrokenPeer>());
+    return peers;
+  };
+
+  int exit_code = benchCommand(options);
+
+  EXPECT_EQ(exit_code, 1);
+  nlohmann::json bundle = readJson(options.out_dir / "bundle.json");
+  EXPECT_EQ(bundle["status"], "fail");
+  // Rounds: [lanejit, broken], [broken, lanejit]. lanejit's first visit is
+  // clean; its second finds the guard the broken peer damaged and says so.
+  const auto &rounds = bundle["cases"][0]["rounds"];
+  ASSERT_EQ(rounds.size(), 2u);
+  EXPECT_EQ(rounds[0]["visits"][0]["variant"], "lanejit");
+  EXPECT_EQ(rounds[0]["visits"][0]["status"], "ok");
+  EXPECT_NE(rounds[1]["visits"][1]["status"].get<std::string>().find("before this visit"),
+            std::string::npos);
+  int broken_visits = 0;
+  for (const auto &round : rounds) {
+    for (const auto &visit : round["visits"]) {
+      if (visit["variant"] != "broken")
+        continue;
+      ++broken_visits;
+      EXPECT_NE(visit["status"].get<std::string>().find("failed:"), std::string::npos);
+      EXPECT_EQ(visit["checks"]["oracle_failures"], 60);
+      EXPECT_EQ(visit["checks"]["guards_intact"], false);
+    }
+  }
+  EXPECT_EQ(broken_visits, 2); // both rounds recorded, neither dropped
+  std::ifstream report(options.out_dir / "report.md");
+  std::string text((std::istreambuf_iterator<char>(report)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("FAILED (3 visits)"), std::string::npos);
+#ifdef LANEJIT_HAVE_AUDIT
+  EXPECT_FALSE(audit::auditBundle(options.out_dir).pass());
+#endif
+  fs::remove_all(options.out_dir);
+}
+
+} // namespace
+} // namespace lanejit::bench

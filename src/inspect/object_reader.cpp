@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <memory>
 
 namespace lanejit::inspect {
@@ -92,15 +93,24 @@ std::string symbolName(const llvm::object::SymbolRef &symbol) {
   return "?";
 }
 
+// The section a relocation section applies to, if `section` is one.
+std::optional<llvm::object::section_iterator>
+relocatedBy(const llvm::object::ObjectFile &object, const llvm::object::SectionRef &section) {
+  auto relocated = section.getRelocatedSection();
+  if (!relocated) {
+    llvm::consumeError(relocated.takeError());
+    return std::nullopt;
+  }
+  if (*relocated == object.section_end())
+    return std::nullopt;
+  return *relocated;
+}
+
 RelocationMap relocationsByTarget(const llvm::object::ObjectFile &object) {
   RelocationMap map;
   for (const llvm::object::SectionRef &section : object.sections()) {
-    auto relocated = section.getRelocatedSection();
-    if (!relocated) {
-      llvm::consumeError(relocated.takeError());
-      continue;
-    }
-    if (*relocated == object.section_end())
+    auto relocated = relocatedBy(object, section);
+    if (!relocated)
       continue;
     for (const llvm::object::RelocationRef &rel : section.relocations()) {
       auto symbol = rel.getSymbol();
@@ -121,12 +131,8 @@ stackSizes(const llvm::object::ObjectFile &object) {
   if (!elf)
     return sizes;
   for (const llvm::object::SectionRef &section : object.sections()) {
-    auto relocated = section.getRelocatedSection();
-    if (!relocated) {
-      llvm::consumeError(relocated.takeError());
-      continue;
-    }
-    if (*relocated == object.section_end())
+    auto relocated = relocatedBy(object, section);
+    if (!relocated)
       continue;
     auto name = (*relocated)->getName();
     if (!name || *name != ".stack_sizes") {

@@ -1,4 +1,6 @@
 // `lanejit inspect` and `lanejit dump`'s stages, run as a user would.
+#include "support/command_line.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,35 +21,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path &path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using Result = lanejit::test::CommandResult;
 
 class InspectCli : public ::testing::Test {
 protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("lanejit_inspect_cli_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   Result run(const std::string &args) const {
-    std::string command = std::string("'") + LANEJIT_CLI_PATH + "' " + args + " >'" +
-                          (dir_ / "out").string() + "' 2>'" + (dir_ / "err").string() + "'";
-    int status = std::system(command.c_str());
-    Result r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(dir_ / "out");
-    r.err = slurp(dir_ / "err");
-    return r;
+    return lanejit::test::runBinary(LANEJIT_CLI_PATH, args, scratch_);
   }
 
   void expectError(const std::string &args, const std::string &phrase) const {
@@ -58,7 +37,8 @@ protected:
     EXPECT_NE(r.err.find(phrase), std::string::npos) << args << ": " << r.err;
   }
 
-  fs::path dir_;
+  lanejit::test::ScratchDir scratch_{"lanejit_inspect_cli"};
+  const std::filesystem::path &dir_ = scratch_.path();
 };
 
 TEST_F(InspectCli, PrintsEveryFunctionsMetrics) {

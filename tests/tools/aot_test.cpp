@@ -10,6 +10,8 @@
 
 #include "support/testing.h"
 
+#include "support/command_line.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -76,33 +78,17 @@ int main(int argc, char **argv) {
 }
 )";
 
-std::string slurp(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test::shell;
+using test::slurp;
 
 void spit(const fs::path &path, const void *data, size_t bytes) {
   std::ofstream out(path, std::ios::binary);
   out.write(static_cast<const char *>(data), static_cast<std::streamsize>(bytes));
 }
 
-int shell(const std::string &command) {
-  int status = std::system(command.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 class Aot : public ::testing::Test {
 protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("lanejit_aot_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string &name) const { return (dir_ / name).string(); }
+  std::string path(const std::string &name) const { return scratch_.file(name); }
 
   // Links `a` into the driver; returns the executable's path.
   std::string link(const aot::Artifacts &a, const std::string &name) {
@@ -125,7 +111,8 @@ protected:
     return at == std::string::npos ? -1 : std::atoi(a.header.c_str() + at + 9);
   }
 
-  fs::path dir_;
+  test::ScratchDir scratch_{"lanejit_aot_test"};
+  const fs::path &dir_ = scratch_.path();
 };
 
 TEST_F(Aot, LibraryKernelsLinkedWithoutLlvmMatchTheJitBitForBit) {

@@ -2,6 +2,7 @@
 // written to a temporary folder, outputs read back and checked against the
 // oracle, bad invocations answered by exit 1 and one line on stderr.
 #include "check/npy.h"
+#include "support/command_line.h"
 
 #include <lanejit/check.h>
 #include <lanejit/dsl.h>
@@ -30,40 +31,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path &path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using Result = test::CommandResult;
 
 class Cli : public ::testing::Test {
 protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("lanejit_cli_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string path(const std::string &name) const { return (dir_ / name).string(); }
+  std::string path(const std::string &name) const { return scratch_.file(name); }
 
   // Runs `lanejit ARGS` with stdout and stderr captured.
   Result run(const std::string &args) const {
-    std::string command = std::string("'") + LANEJIT_CLI_PATH + "' " + args + " >'" +
-                          path("stdout") + "' 2>'" + path("stderr") + "'";
-    int status = std::system(command.c_str());
-    Result result;
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    result.out = slurp(path("stdout"));
-    result.err = slurp(path("stderr"));
-    return result;
+    return test::runBinary(LANEJIT_CLI_PATH, args, scratch_);
   }
 
   // Saves a case's input buffers as NAME.npy (row tensors 2-D, column
@@ -109,7 +85,7 @@ protected:
     EXPECT_NE(result.err.find(phrase), std::string::npos) << result.err;
   }
 
-  fs::path dir_;
+  test::ScratchDir scratch_{"lanejit_cli_test"};
 };
 
 // y = x * gamma + bias: a row tensor, a column vector and a scalar.

@@ -79,7 +79,7 @@ void checkVisit(VisitRecord &visit, const check::Case &c, const Oracle &oracle,
   k.oracle_max_abs_error = o.max_abs_error;
   k.first_failure = o.first_failure;
   k.inputs_unchanged = inputHashes(c) == input_hashes;
-  k.guards_intact = guardsIntact(c);
+  k.guards_intact = guardsIntact(c) && variant.callable->guardsIntact();
   k.output_sha256 = outputSha256(c);
   auto [it, first] = first_sha.emplace(variant.record.name, k.output_sha256);
   k.output_stable = first || it->second == k.output_sha256;
@@ -142,7 +142,9 @@ void addRoofline(CaseRecord &record, const CaseContext &context) {
   if (!(bw.copy_bytes_per_s > 0))
     return;
   RooflineRecord roof{bytes, bw.copy_bytes_per_s, bw.triad_bytes_per_s, 0, 0};
-  roof.min_time_s = static_cast<double>(bytes) / bw.copy_bytes_per_s;
+  // The floor: the bytes at the faster of the two measured streams.
+  roof.min_time_s =
+      static_cast<double>(bytes) / std::max(bw.copy_bytes_per_s, bw.triad_bytes_per_s);
   roof.ratio = record.time_s.front().second / roof.min_time_s;
   record.roofline = roof;
 }
@@ -188,6 +190,7 @@ CaseRecord runCase(const CaseSpec &spec, const CaseContext &context) {
       VisitRecord visit;
       visit.variant = variant.record.name;
       visit.timing = timeVisit(*variant.callable, context.protocol);
+      variant.callable->finish();
       bool first = !first_sha.count(variant.record.name);
       checkVisit(visit, c, oracle, input_hashes, variant, first_sha, guards_before);
       if (first)

@@ -30,6 +30,11 @@ class Repeatable {
 public:
   virtual ~Repeatable() = default;
   virtual void repeat(int64_t reps) = 0;
+  // After the timed repetitions, before the visit's checks (not timed).
+  virtual void finish() {}
+  // Memory the variant owns (a kernel's workspace) still has its guard
+  // zones; checked with the case's buffers on every visit.
+  virtual bool guardsIntact() const { return true; }
 };
 
 struct VisitTiming {

@@ -39,6 +39,7 @@ public:
     for (int64_t i = 0; i < reps; ++i)
       entry_(&args_, 0, args_.rows);
   }
+  bool guardsIntact() const override { return workspace_.guardsIntact(); }
 
 private:
   NativeEntry entry_;
@@ -55,6 +56,7 @@ public:
     for (int64_t i = 0; i < reps; ++i)
       peer_->call();
   }
+  void finish() override { peer_->finish(); }
 
 private:
   std::unique_ptr<PreparedPeer> peer_;

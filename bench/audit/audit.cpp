@@ -20,6 +20,20 @@ void checkProtocol(const Protocol &protocol, Findings &findings) {
                         "; the oracle check is defined at 5e-5");
   if (protocol.samples && *protocol.samples < 1)
     findings.fail(kind::kMalformed, "protocol", "samples must be at least 1");
+  // A named protocol is exactly its settings (the brief's values for "seed").
+  struct Named {
+    const char *name;
+    double warmup_s, target_s;
+    int64_t samples;
+  };
+  for (const Named &n : {Named{"seed", 0.100, 0.030, 7}, Named{"quick", 0.010, 0.002, 7}})
+    if (protocol.name && *protocol.name == n.name &&
+        (protocol.warmup_s != n.warmup_s || protocol.target_s != n.target_s ||
+         protocol.samples != n.samples))
+      findings.fail(kind::kMalformed, "protocol",
+                    std::string("protocol '") + n.name + "' must be warmup " +
+                        std::to_string(n.warmup_s) + " s, target " + std::to_string(n.target_s) +
+                        " s, " + std::to_string(n.samples) + " samples");
 }
 
 // docs/bench-bundle.md: each lanejit variant has a ratio against every

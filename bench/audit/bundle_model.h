@@ -88,8 +88,9 @@ struct Case {
 };
 
 struct Protocol {
+  std::optional<std::string> name;
   std::optional<int64_t> samples, max_reps;
-  std::optional<double> atol, rtol;
+  std::optional<double> warmup_s, target_s, atol, rtol;
 };
 
 struct Bundle {

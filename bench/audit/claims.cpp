@@ -44,6 +44,37 @@ std::optional<CompileOptions> parseKey(const std::string &key) {
   }
 }
 
+// The audit's own list of what a variant's options oblige it to claim, so
+// dropping an inconvenient claim from a bundle is caught (independent of
+// the bench's claims table). Names say what the options must be.
+void checkRequiredClaims(const Variant &v, const CompileOptions &o, const std::string &where,
+                         Findings &findings) {
+  auto require = [&](const char *stat, const char *relation, double value) {
+    for (const Claim &c : v.claims)
+      if (c.stat == stat && c.relation == relation && c.value == value)
+        return;
+    findings.fail(kind::kFailedCheck, where,
+                  std::string("its options oblige the claim ") + stat + " " + relation + " " +
+                      num(value) + ", which is missing");
+  };
+  bool fusionOff = !o.fuse_pointwise && !o.fuse_reductions && !o.fuse_outputs;
+  if (!o.specialize_full_packets)
+    require("specialized_bodies", "==", 0);
+  if (o.fuse_pointwise && o.fuse_reductions)
+    require("materialized_buffers", "==", 0);
+  if (fusionOff)
+    require("fused_regions", "==", 0);
+  if (v.name.find("nospec") != std::string::npos && o.specialize_full_packets)
+    findings.fail(kind::kFailedCheck, where, "named nospec, but its options specialize");
+  if (v.name.find("unfused") != std::string::npos && !fusionOff)
+    findings.fail(kind::kFailedCheck, where, "named unfused, but its options fuse");
+  bool lanes = false;
+  for (const Claim &c : v.claims)
+    lanes = lanes || c.stat == "lanes";
+  if (!lanes)
+    findings.fail(kind::kFailedCheck, where, "no claim on lanes");
+}
+
 void recompile(const Case &c, const Variant &v, const Program &program,
                const std::string &cpu_features, Findings &findings) {
   const std::string where = c.where + " variant '" + v.name + "'";
@@ -53,6 +84,7 @@ void recompile(const Case &c, const Variant &v, const Program &program,
                   "options '" + v.options + "' is not a CompileOptions key");
     return;
   }
+  checkRequiredClaims(v, *options, where, findings);
   // "features=" empty meant the host of the run: compile for the CPU the
   // bundle recorded, not for whatever machine audits it.
   if (options->target_features.empty())

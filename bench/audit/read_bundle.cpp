@@ -254,9 +254,9 @@ void readProtocol(const json &root, Bundle &bundle, FieldReader &fields) {
   bundle.protocol.max_reps = fields.integer(*protocol, "max_reps", "protocol");
   bundle.protocol.atol = fields.number(*protocol, "atol", "protocol");
   bundle.protocol.rtol = fields.number(*protocol, "rtol", "protocol");
-  fields.number(*protocol, "warmup_s", "protocol");
-  fields.number(*protocol, "target_s", "protocol");
-  fields.string(*protocol, "name", "protocol");
+  bundle.protocol.warmup_s = fields.number(*protocol, "warmup_s", "protocol");
+  bundle.protocol.target_s = fields.number(*protocol, "target_s", "protocol");
+  bundle.protocol.name = fields.string(*protocol, "name", "protocol");
 }
 
 } // namespace

@@ -75,8 +75,16 @@ void rope(const float *x, const float *cos, const float *sin, float *y, int64_t 
   for (int64_t r = 0; r < rows; ++r) {
     const float *xr = x + r * cols, *cr = cos + r * h, *sr = sin + r * h;
     float *yr = y + r * cols;
-    for (int64_t c = 0; c < h; c += W) {
-      __mmask16 m = c + W <= h ? static_cast<__mmask16>(0xFFFF) : firstLanes(h - c);
+    // Full packets with plain loads and stores, then one masked tail.
+    int64_t c = 0;
+    for (; c + W <= h; c += W) {
+      __m512 lo = _mm512_loadu_ps(xr + c), hi = _mm512_loadu_ps(xr + h + c);
+      __m512 co = _mm512_loadu_ps(cr + c), si = _mm512_loadu_ps(sr + c);
+      _mm512_storeu_ps(yr + c, _mm512_fmsub_ps(lo, co, _mm512_mul_ps(hi, si)));
+      _mm512_storeu_ps(yr + h + c, _mm512_fmadd_ps(lo, si, _mm512_mul_ps(hi, co)));
+    }
+    if (c < h) {
+      __mmask16 m = firstLanes(h - c);
       __m512 lo = _mm512_maskz_loadu_ps(m, xr + c), hi = _mm512_maskz_loadu_ps(m, xr + h + c);
       __m512 co = _mm512_maskz_loadu_ps(m, cr + c), si = _mm512_maskz_loadu_ps(m, sr + c);
       _mm512_mask_storeu_ps(yr + c, m, _mm512_fmsub_ps(lo, co, _mm512_mul_ps(hi, si)));

@@ -28,6 +28,10 @@ class PreparedPeer {
 public:
   virtual ~PreparedPeer() = default;
   virtual void call() = 0;
+  // After a visit's timed calls, before its checks: puts the last call's
+  // result in the case's outputs when call() leaves it elsewhere (a peer
+  // whose fastest user form returns a fresh tensor). Not timed.
+  virtual void finish() {}
 };
 
 class Peer {

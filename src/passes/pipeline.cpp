@@ -5,6 +5,7 @@
 #include "passes/eliminate_slices.h"
 #include "passes/pass.h"
 
+#include <lanejit/error.h>
 #include <lanejit/text.h>
 #include <lanejit/verify.h>
 
@@ -79,6 +80,19 @@ void report(const CompileOptions &options, PassRecord record,
 
 lower::KernelPlan runPipeline(const Program &input, const CompileOptions &options, int lanes,
                               std::vector<PassRecord> *records) {
+  // A misspelt name would silently leave its pass on.
+  for (const std::string &name : options.disabled_passes) {
+    bool known = false;
+    std::string names;
+    for (const Pass &pass : kProgramPasses) {
+      known = known || name == pass.name;
+      names += std::string(names.empty() ? "" : ", ") + pass.name;
+    }
+    if (!known)
+      throw Error(Error::Kind::Compile,
+                  "disabled_passes: no program pass '" + name + "' (program passes: " + names +
+                      "; lowering passes are turned off by their switch, docs/switches.md)");
+  }
   Program program = input;
   // Printed text tells whether a pass changed anything: the structural hash
   // ignores sharing, so it cannot see what CSE did.

@@ -169,6 +169,9 @@ Kernel compile(const Program &program, const CompileOptions &options) {
       impl->stats = impl->code->stats;
       impl->stats.cache_hit = true;
       impl->stats.compile_ms = 0;
+      impl->report = impl->code->report;
+      impl->report.compile_ms = 0;
+      impl->report.mapping.block_rows = options.block_rows; // not part of the cache key
       return Kernel(impl);
     }
   }
@@ -180,10 +183,12 @@ Kernel compile(const Program &program, const CompileOptions &options) {
   }
   impl->code = code;
   impl->stats = code->stats;
+  impl->report = code->report;
+  impl->report.mapping.block_rows = options.block_rows;
   return Kernel(impl);
 }
 
-const CompileReport &Kernel::report() const { return impl_->code->report; }
+const CompileReport &Kernel::report() const { return impl_->report; }
 const std::string &Kernel::object() const { return impl_->code->object; }
 const std::string &Kernel::entrySymbol() const { return impl_->code->entry_symbol; }
 

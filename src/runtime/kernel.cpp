@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 namespace lanejit {
@@ -20,12 +21,20 @@ struct ByteRange {
   }
 };
 
-// The bytes a buffer's elements can touch (row padding included between rows).
-ByteRange rangeOf(const BufferRef &b) {
-  if (!b.data || b.rows <= 0 || b.cols <= 0)
+// The bytes the kernel can touch through a buffer bound to `shape` (row
+// padding included between rows): a scalar is one float and a column
+// vector one row, whatever rows/cols the caller wrote in its BufferRef.
+ByteRange rangeOf(const BufferRef &b, ParamKind kind, Shape shape) {
+  if (!b.data)
     return {};
+  int64_t elements = 1;
+  if (kind != ParamKind::Scalar) {
+    int64_t rows = kind == ParamKind::RowTensor ? shape.rows : 1;
+    if (rows <= 0 || b.cols <= 0)
+      return {};
+    elements = (rows - 1) * b.stride() + b.cols;
+  }
   auto start = reinterpret_cast<uintptr_t>(b.data);
-  int64_t elements = (b.rows - 1) * b.stride() + b.cols;
   return {start, start + static_cast<uintptr_t>(elements) * sizeof(float)};
 }
 
@@ -62,14 +71,23 @@ float *aligned64(std::vector<float> &storage, int64_t floats) {
 
 void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> outputs) const {
   const Program &program = impl_->program;
+  if (outputs.size() != program.outputs.size())
+    throw Error(Error::Kind::Bind, "program '" + program.name + "' has " +
+                                       std::to_string(program.outputs.size()) +
+                                       " outputs; the call passed " +
+                                       std::to_string(outputs.size()));
   Shape shape = bindShape(program, inputs, outputs);
+  // Column indices are i32 inside the kernel.
+  if (shape.cols > std::numeric_limits<int32_t>::max())
+    throw Error(Error::Kind::Bind, "C = " + std::to_string(shape.cols) +
+                                       " columns: at most 2^31 - 1 are supported");
   for (const auto &[dim, what] : impl_->code->dims)
     if (std::optional<int64_t> v = dim.evaluate(shape.cols); !v || *v < 0)
       evaluateDim(dim, shape.cols, what); // throws the descriptive error
 
   std::array<ByteRange, kMaxBuffers> outRanges{};
   for (size_t i = 0; i < outputs.size(); ++i) {
-    outRanges[i] = rangeOf(outputs[i]);
+    outRanges[i] = rangeOf(outputs[i], ParamKind::RowTensor, shape);
     for (size_t j = 0; j < i; ++j)
       if (outRanges[i].overlaps(outRanges[j]))
         throw Error(Error::Kind::Bind, bufferLabel(program, true, j) + " and " +
@@ -83,7 +101,7 @@ void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> o
   for (size_t i = 0; i < inputs.size(); ++i, ++n) {
     buffers[n] = inputs[i].data;
     strides[n] = inputs[i].stride();
-    ByteRange in = rangeOf(inputs[i]);
+    ByteRange in = rangeOf(inputs[i], program.inputs[i].kind, shape);
     bool partial = false;
     for (size_t j = 0; j < outputs.size(); ++j)
       partial = partial || (in.overlaps(outRanges[j]) &&
@@ -118,6 +136,10 @@ void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> o
 
 NativeEntry Kernel::nativeEntry() const { return impl_->code->entry; }
 int64_t Kernel::workspaceFloats(int64_t cols) const {
+  // The entry would index past a size computed from a Dim that is not a
+  // whole number for this C (C/2 at odd C): refuse, as run() does.
+  for (const auto &[dim, what] : impl_->code->dims)
+    evaluateDim(dim, cols, what);
   return lower::workspaceFloats(impl_->code->workspace, cols);
 }
 const Program &Kernel::program() const { return impl_->program; }

@@ -141,7 +141,11 @@ VariantData lanejitVariant(const std::string &name, const CompileOptions &option
                              {{"stat", "specialized_bodies"},
                               {"relation", spec ? ">" : "=="},
                               {"value", 0},
-                              {"observed", report.specialized_bodies}}});
+                              {"observed", report.specialized_bodies}},
+                             {{"stat", "materialized_buffers"},
+                              {"relation", "=="},
+                              {"value", 0},
+                              {"observed", report.materialized_buffers}}});
   std::string file = std::string("outputs/") + kCaseId + "/" + name + ".npy";
   json entry = {{"name", name},        {"kind", "lanejit"}, {"options", options.key()},
                 {"description", name}, {"claims", claims},  {"output_file", file}};
@@ -270,12 +274,13 @@ void writeValidBundle(const fs::path &dir) {
         separators += "---:|";
       }
     }
-  double bytes = (2.0 * kRows * kCols + 2.0 * kCols) * 4, copy = 4e10;
+  // The floor uses the faster stream (triad here).
+  double bytes = (2.0 * kRows * kCols + 2.0 * kCols) * 4, copy = 4e10, triad = 4.2e10;
   json roofline = {{"bytes", bytes},
                    {"copy_bytes_per_s", copy},
-                   {"triad_bytes_per_s", 4.2e10},
-                   {"min_time_s", bytes / copy},
-                   {"ratio", time_s["spec_on"].get<double>() / (bytes / copy)}};
+                   {"triad_bytes_per_s", triad},
+                   {"min_time_s", bytes / triad},
+                   {"ratio", time_s["spec_on"].get<double>() / (bytes / triad)}};
 
   std::string report = "# lanejit bench\n\nprotocol: quick (test bundle)\n\n| Case |";
   std::string row = "| " + id + " |";
@@ -302,7 +307,7 @@ void writeValidBundle(const fs::path &dir) {
         {"git_commit", "unknown"},
         {"binaries", json::array()}}},
       {"protocol",
-       {{"name", "quick"},
+       {{"name", "custom"},
         {"warmup_s", 0.01},
         {"target_s", 0.003},
         {"max_reps", 1048576},

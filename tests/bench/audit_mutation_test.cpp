@@ -284,6 +284,22 @@ TEST_F(AuditMutationTest, InputAlteredWithConsistentHash) {
   EXPECT_TRUE(failsWith(audit::auditBundle(dir()), "wrong oracle", "oracle_failures"));
 }
 
+TEST_F(AuditMutationTest, DroppedClaimThatTheOptionsOblige) {
+  // The spec-off variant must claim it has no specialized body.
+  auto result = auditAfter([&](json &b) {
+    json &claims = theCase(b)["variants"][1]["claims"];
+    claims.erase(claims.begin() + 1);
+  });
+  EXPECT_TRUE(failsWith(result, "failed check", "specialized_bodies == 0, which is missing"));
+}
+
+TEST_F(AuditMutationTest, SeedProtocolWithOtherSettings) {
+  auto result = auditAfter([&](json &b) {
+    b["protocol"]["name"] = "seed"; // the test bundle ran shorter settings
+  });
+  EXPECT_TRUE(failsWith(result, "malformed", "protocol 'seed' must be"));
+}
+
 TEST_F(AuditMutationTest, ClaimThatDoesNotHold) {
   auto result =
       auditAfter([&](json &b) { theCase(b)["variants"][0]["claims"][1]["observed"] = 0; });

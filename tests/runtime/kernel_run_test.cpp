@@ -167,5 +167,72 @@ TEST(KernelRun, RejectsColumnRangesThatAreNotIntegersForTheBoundC) {
   }
 }
 
+TEST(KernelRun, MissingOutputsAreAnErrorNotACrash) {
+  Kernel k = compile(library::swiglu());
+  std::vector<float> x(3 * 8), u(3 * 8);
+  std::vector<BufferRef> in{BufferRef::matrix(x.data(), 3, 8), BufferRef::matrix(u.data(), 3, 8)};
+  std::vector<BufferRef> none;
+  try {
+    k.run(in, none);
+    ADD_FAILURE() << "a call without its output was accepted";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.kind(), Error::Kind::Bind);
+    EXPECT_NE(std::string(e.what()).find("has 1 outputs; the call passed 0"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(KernelRun, AScalarInsideTheOutputIsReadAsItWasBeforeTheCall) {
+  // The scalar's BufferRef claims no extent (rows = cols = 0); it still
+  // lies in y's first element, which the first block overwrites. Every row
+  // must see the original value whatever the block size.
+  ProgramBuilder b("scale");
+  Expr x = b.rows("x");
+  Expr s = b.scalar("s");
+  b.output("y", x * s);
+  Program p = b.build();
+  const int64_t R = 100, C = 8;
+  for (int block : {1, 8, 32}) {
+    CompileOptions o;
+    o.block_rows = block;
+    std::vector<float> x1(R * C, 2.0f), y(R * C, 3.0f);
+    std::vector<BufferRef> in{BufferRef::matrix(x1.data(), R, C), BufferRef{y.data(), 0, 0, 0}};
+    std::vector<BufferRef> out{BufferRef::matrix(y.data(), R, C)};
+    compile(p, o).run(in, out);
+    for (int64_t i = 0; i < R * C; ++i)
+      ASSERT_EQ(y[i], 6.0f) << "block " << block << " element " << i;
+  }
+}
+
+TEST(KernelRun, WorkspaceSizeRefusesAColumnCountItsDimsDoNotDivide) {
+  CompileOptions o;
+  o.fuse_pointwise = false; // a workspace with C/2-long slots
+  Kernel k = compile(library::rope(), o);
+  EXPECT_GT(k.workspaceFloats(66), 0);
+  EXPECT_THROW(k.workspaceFloats(65), Error);
+}
+
+TEST(KernelRun, ReportShowsEachKernelsOwnBlockRowsAfterACacheHit) {
+  CompileOptions a, b;
+  a.block_rows = 32;
+  b.block_rows = 8; // same code, so the second compile is a cache hit
+  EXPECT_EQ(compile(library::swiglu(), a).report().mapping.block_rows, 32);
+  Kernel k = compile(library::swiglu(), b);
+  EXPECT_TRUE(k.stats().cache_hit);
+  EXPECT_EQ(k.report().mapping.block_rows, 8);
+}
+
+TEST(KernelRun, UnknownDisabledPassIsAnError) {
+  CompileOptions o;
+  o.disabled_passes = {"fuse-everything"};
+  try {
+    compile(library::swiglu(), o);
+    ADD_FAILURE() << "unknown pass accepted";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("no program pass 'fuse-everything'"), std::string::npos)
+        << e.what();
+  }
+}
+
 } // namespace
 } // namespace lanejit

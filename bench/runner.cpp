@@ -120,7 +120,7 @@ BenchResult runBench(const BenchOptions &options) {
       record.environment.aten_cpu_capability = atenCpuCapability();
   CaseContext context;
   context.protocol = options.protocol;
-  context.configs = lanejitConfigs(options.protocol, options.compile);
+  context.configs = lanejitConfigs(options.protocol, options.compile, options.aot);
   context.peers = &peers;
   context.only = options.only;
   context.bundle_dir = result.bundle_dir;

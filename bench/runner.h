@@ -22,6 +22,7 @@ struct BenchOptions {
   ProtocolSettings protocol = ProtocolSettings::quick();
   std::vector<CaseSpec> cases = defaultCases();
   std::vector<std::string> only; // variant names to keep; empty = all
+  bool aot = false;              // add the AOT-linked entry (always under seed)
   CompileOptions compile = CompileOptions::fromEnvironment();
   std::filesystem::path out_dir; // empty: out/bench-<UTC timestamp>
   bool print_table = true;       // the table and notes on stdout

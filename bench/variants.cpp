@@ -1,12 +1,16 @@
 // Binding variants to a case (bench/variants.h).
 #include "variants.h"
 
+#include <lanejit/aot.h>
 #include <lanejit/error.h>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+
+#include <unistd.h>
 
 namespace lanejit::bench {
 namespace {
@@ -18,7 +22,7 @@ bool hasFeature(const std::string &features, const std::string &feature) {
 // The native entry with its argument block bound once.
 class NativeRepeat : public Repeatable {
 public:
-  NativeRepeat(const Kernel &kernel, check::Case &c) : entry_(kernel.nativeEntry()) {
+  NativeRepeat(const Kernel &kernel, NativeEntry entry, check::Case &c) : entry_(entry) {
     for (auto *list : {&c.inputs, &c.outputs}) {
       for (check::GuardedBuffer &buffer : *list) {
         buffers_.push_back(buffer.data());
@@ -81,7 +85,16 @@ BoundVariant bindLanejit(const CaseSpec &spec, check::Case &c, const LanejitConf
   // The native entry checks nothing; one checked call through run() first
   // proves the shape and every column range fit these buffers.
   kernel.run(c.inputRefs(), c.outputRefs());
-  v.callable = std::make_unique<NativeRepeat>(kernel, c);
+  NativeEntry entry = kernel.nativeEntry();
+  if (config.aot) {
+    // The same object the JIT linked, through `cc -shared` and the dynamic
+    // loader; linked outside the bundle, which holds only evidence files.
+    std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                ("lanejit-bench-aot-" + std::to_string(::getpid())) / spec.id;
+    std::filesystem::create_directories(dir);
+    entry = aot::linkShared(aot::build(kernel), dir.string());
+  }
+  v.callable = std::make_unique<NativeRepeat>(kernel, entry, c);
   v.kernel = kernel;
   return v;
 }
@@ -102,7 +115,7 @@ int widestLanes(const CompileOptions &options) {
 }
 
 std::vector<LanejitConfig> lanejitConfigs(const ProtocolSettings &protocol,
-                                          const CompileOptions &base) {
+                                          const CompileOptions &base, bool aot) {
   int widest = base.lanes ? base.lanes : widestLanes(base);
   std::vector<LanejitConfig> configs;
   configs.push_back({"lanejit", fmt::format("lanejit native entry, default options (W={})", widest),
@@ -118,6 +131,11 @@ std::vector<LanejitConfig> lanejitConfigs(const ProtocolSettings &protocol,
                      "lanejit native entry, pointwise, reduction and output fusion off "
                      "(every elementwise result through the workspace)",
                      unfused, widest});
+  if (aot || protocol.name == "seed")
+    configs.push_back({"lanejit-aot",
+                       "the default kernel's object linked ahead of time (cc -shared, dlopen): "
+                       "the entry a program without LLVM would call",
+                       base, widest, true});
   if (protocol.name == "seed" && widest > 8) {
     CompileOptions w8 = base;
     w8.lanes = 8;

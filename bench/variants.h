@@ -27,7 +27,9 @@ struct LanejitConfig {
   std::string name; // "lanejit", "lanejit-nospec", "lanejit-w8"
   std::string description;
   CompileOptions options;
-  int lanes = 0; // the W this configuration asks for
+  int lanes = 0;    // the W this configuration asks for
+  bool aot = false; // time the AOT path: the kernel's object linked by the
+                    // system linker and loaded, not the JIT's mapping of it
 };
 
 // The widest W the target of `options` has (16 with AVX-512F, 8 with AVX,
@@ -35,10 +37,11 @@ struct LanejitConfig {
 // compiler, so the lanes claim checks something.
 int widestLanes(const CompileOptions &options);
 
-// The default configuration first, then full-packet specialization off; the
-// seed protocol adds W = 8 when the target is wider.
+// The default configuration first, then full-packet specialization off and
+// fusion off; the seed protocol adds W = 8 when the target is wider, and
+// the AOT-linked entry when asked (`aot`) or under the seed protocol.
 std::vector<LanejitConfig> lanejitConfigs(const ProtocolSettings &protocol,
-                                          const CompileOptions &base);
+                                          const CompileOptions &base, bool aot = false);
 
 struct BoundVariant {
   VariantRecord record;

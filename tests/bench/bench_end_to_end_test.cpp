@@ -58,6 +58,30 @@ public:
   }
 };
 
+TEST(BenchEndToEnd, TheAotLinkedEntryGivesTheJitsBits) {
+  // The AOT variant runs the object the JIT linked, loaded through the
+  // system linker: every visit must pass and match the default's bits.
+  BenchOptions options;
+  options.protocol = tinyProtocol();
+  options.cases = {libraryCase("gelu_residual:3x37")};
+  options.only = {"lanejit", "lanejit-aot"};
+  options.aot = true;
+  options.out_dir = freshDir("bench-e2e-aot");
+  options.progress = false;
+  BenchResult result = runBench(options);
+  EXPECT_TRUE(result.record.passed());
+  ASSERT_EQ(result.record.cases.size(), 1u);
+  const CaseRecord &c = result.record.cases[0];
+  ASSERT_EQ(c.variants.size(), 2u);
+  EXPECT_EQ(c.variants[1].name, "lanejit-aot");
+  for (const RoundRecord &round : c.rounds)
+    for (const VisitRecord &v : round.visits) {
+      EXPECT_TRUE(v.ok()) << v.variant << ": " << v.status;
+      ASSERT_TRUE(v.checks.bits_match_default.has_value());
+      EXPECT_TRUE(*v.checks.bits_match_default) << v.variant;
+    }
+}
+
 TEST(BenchEndToEnd, ATinyRunWritesACompleteBundle) {
   BenchOptions options;
   options.protocol = tinyProtocol();

@@ -22,6 +22,7 @@ struct BenchArgs {
   std::vector<std::string> cases, programs, shapes, variants;
   std::string out;
   bool no_progress = false;
+  bool aot = false;
 };
 
 // --protocol picks the base (quick unless asked); any of --warmup-ms,
@@ -64,6 +65,7 @@ bench::BenchOptions optionsOf(const BenchArgs &args) {
       options.cases.push_back(bench::programCase(args.programs[i], args.shapes[i]));
   }
   options.only = args.variants;
+  options.aot = args.aot;
   options.out_dir = args.out;
   options.progress = !args.no_progress;
   return options;
@@ -96,6 +98,9 @@ std::function<int()> addBenchCommand(CLI::App &app) {
       ->delimiter(',');
   bench->add_option("--out", args->out, "bundle directory (default out/bench-<UTC time>)");
   bench->add_flag("--no-progress", args->no_progress, "no progress lines on stderr");
+  bench->add_flag("--aot", args->aot,
+                  "add lanejit-aot: the kernel's object linked by cc -shared and loaded, timed "
+                  "beside the JIT's entry (always under --protocol=seed)");
   return [args] { return bench::benchCommand(optionsOf(*args)); };
 }
 

@@ -3,6 +3,7 @@
 
 #include "sha256.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -54,6 +55,24 @@ std::array<double, 3> loadAverage() {
   if (getloadavg(load.data(), 3) != 3)
     load = {0, 0, 0};
   return load;
+}
+
+std::vector<std::string> loadedSharedObjects() {
+  std::vector<std::string> objects;
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    size_t slash = line.find('/');
+    if (slash == std::string::npos)
+      continue;
+    std::string path = line.substr(slash);
+    if (path.find(".so") == std::string::npos || path.find(" (deleted)") != std::string::npos)
+      continue;
+    if (std::find(objects.begin(), objects.end(), path) == objects.end())
+      objects.push_back(path);
+  }
+  std::sort(objects.begin(), objects.end());
+  return objects;
 }
 
 EnvironmentRecord captureEnvironment(const std::string &compile_options) {

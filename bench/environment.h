@@ -12,5 +12,7 @@ namespace lanejit::bench {
 // binary was built from.
 EnvironmentRecord captureEnvironment(const std::string &compile_options);
 std::array<double, 3> loadAverage(); // zeros when unavailable
+// Paths of the shared objects mapped into this process now, sorted.
+std::vector<std::string> loadedSharedObjects();
 
 } // namespace lanejit::bench

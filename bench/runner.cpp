@@ -143,7 +143,13 @@ BenchResult runBench(const BenchOptions &options) {
   Kernel first = compile(options.cases.front().program, context.configs.front().options);
   record.environment.cpu_features = first.stats().features;
   record.environment.load_after = loadAverage();
-  for (const std::string &module : peerModules())
+  // Everything that ran: the peers' modules and every shared object mapped
+  // into this process by now (libLLVM, libtorch, oneDNN, libc, ...).
+  std::vector<std::string> modules = peerModules();
+  for (const std::string &object : loadedSharedObjects())
+    if (std::find(modules.begin(), modules.end(), object) == modules.end())
+      modules.push_back(object);
+  for (const std::string &module : modules)
     record.environment.binaries.push_back({module, sha256File(module)});
   writeBundle(record, result.bundle_dir);
   return result;

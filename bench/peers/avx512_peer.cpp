@@ -8,7 +8,7 @@
 namespace lanejit::bench {
 namespace {
 
-using Kernel = void (*)(const float *const *in, float *y, int64_t rows, int64_t cols);
+using Kernel = RowsFunction;
 
 Kernel kernelFor(const std::string &op) {
   if (op == "rope")
@@ -44,19 +44,6 @@ bool cpuHasAvx512() {
          __builtin_cpu_supports("avx512vl");
 }
 
-class Avx512Prepared : public PreparedPeer {
-public:
-  Avx512Prepared(Kernel k, const CaseBuffers &b)
-      : kernel_(k), inputs_(b.inputs), output_(b.outputs[0]), rows_(b.rows), cols_(b.cols) {}
-  void call() override { kernel_(inputs_.data(), output_, rows_, cols_); }
-
-private:
-  Kernel kernel_;
-  std::vector<const float *> inputs_;
-  float *output_;
-  int64_t rows_, cols_;
-};
-
 class Avx512Peer : public Peer {
 public:
   std::string name() const override { return "avx512"; }
@@ -72,7 +59,7 @@ public:
   }
   std::unique_ptr<PreparedPeer> prepare(const CaseBuffers &b) const override {
     requireRunnable(*this, b);
-    return std::make_unique<Avx512Prepared>(kernelFor(b.op), b);
+    return prepareFunction(kernelFor(b.op), b);
   }
 };
 

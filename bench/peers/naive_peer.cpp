@@ -7,19 +7,6 @@
 namespace lanejit::bench {
 namespace {
 
-class NaivePrepared : public PreparedPeer {
-public:
-  NaivePrepared(NaiveFn fn, const CaseBuffers &b)
-      : fn_(fn), inputs_(b.inputs), output_(b.outputs[0]), rows_(b.rows), cols_(b.cols) {}
-  void call() override { fn_(inputs_.data(), output_, rows_, cols_); }
-
-private:
-  NaiveFn fn_;
-  std::vector<const float *> inputs_;
-  float *output_;
-  int64_t rows_, cols_;
-};
-
 class NaivePeer : public Peer {
 public:
   std::string name() const override { return "naive"; }
@@ -30,7 +17,7 @@ public:
   bool supports(const std::string &op) const override { return naiveOp(op) != nullptr; }
   std::unique_ptr<PreparedPeer> prepare(const CaseBuffers &b) const override {
     requireRunnable(*this, b);
-    return std::make_unique<NaivePrepared>(naiveOp(b.op)->fn, b);
+    return prepareFunction(naiveOp(b.op)->fn, b);
   }
 };
 

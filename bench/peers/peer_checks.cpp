@@ -35,4 +35,25 @@ void requireRunnable(const Peer &peer, const CaseBuffers &b) {
     throw Error(Error::Kind::Bind, who + "null output buffer");
 }
 
+namespace {
+
+class FunctionPrepared : public PreparedPeer {
+public:
+  FunctionPrepared(RowsFunction fn, const CaseBuffers &b)
+      : fn_(fn), inputs_(b.inputs), output_(b.outputs[0]), rows_(b.rows), cols_(b.cols) {}
+  void call() override { fn_(inputs_.data(), output_, rows_, cols_); }
+
+private:
+  RowsFunction fn_;
+  std::vector<const float *> inputs_;
+  float *output_;
+  int64_t rows_, cols_;
+};
+
+} // namespace
+
+std::unique_ptr<PreparedPeer> prepareFunction(RowsFunction fn, const CaseBuffers &buffers) {
+  return std::make_unique<FunctionPrepared>(fn, buffers);
+}
+
 } // namespace lanejit::bench

@@ -22,4 +22,10 @@ size_t opInputCount(const std::string &op);
 // non-null pointers, rows >= 1, cols >= 1 (even for RoPE).
 void requireRunnable(const Peer &peer, const CaseBuffers &buffers);
 
+// A peer that is one plain function over the case's buffers (the naive
+// loops, the hand-written AVX-512 kernels): no setup, call() is one call.
+using RowsFunction = void (*)(const float *const *inputs, float *output, int64_t rows,
+                              int64_t cols);
+std::unique_ptr<PreparedPeer> prepareFunction(RowsFunction fn, const CaseBuffers &buffers);
+
 } // namespace lanejit::bench

@@ -83,12 +83,18 @@ ordered_json summaryJson(const CaseRecord &c) {
                       {"wins", r.summary.wins},
                       {"rounds", r.summary.rounds}});
   ordered_json j = {{"time_s", times}, {"ratios", ratios}};
-  if (c.roofline)
+  if (c.roofline) {
     j["roofline"] = {{"bytes", c.roofline->bytes},
                      {"copy_bytes_per_s", c.roofline->copy_bytes_per_s},
                      {"triad_bytes_per_s", c.roofline->triad_bytes_per_s},
                      {"min_time_s", c.roofline->min_time_s},
                      {"ratio", c.roofline->ratio}};
+    for (auto [name, stream] : {std::pair{"copy_samples", &c.roofline->copy},
+                                std::pair{"triad_samples", &c.roofline->triad}})
+      j["roofline"][name] = {{"bytes_per_pass", stream->bytes_per_pass},
+                             {"passes", stream->passes},
+                             {"seconds", stream->seconds}};
+  }
   return j;
 }
 

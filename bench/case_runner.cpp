@@ -141,7 +141,11 @@ void addRoofline(CaseRecord &record, const CaseContext &context) {
   Bandwidth bw = measureBandwidth(bytes, context.bandwidth_budget_s);
   if (!(bw.copy_bytes_per_s > 0))
     return;
-  RooflineRecord roof{bytes, bw.copy_bytes_per_s, bw.triad_bytes_per_s, 0, 0};
+  auto stream = [](const StreamSamples &s) {
+    return StreamRecord{s.bytes_per_pass, s.passes, s.seconds};
+  };
+  RooflineRecord roof{bytes, bw.copy_bytes_per_s, bw.triad_bytes_per_s, 0, 0,
+                      stream(bw.copy), stream(bw.triad)};
   // The floor: the bytes at the faster of the two measured streams.
   roof.min_time_s =
       static_cast<double>(bytes) / std::max(bw.copy_bytes_per_s, bw.triad_bytes_per_s);

@@ -56,11 +56,17 @@ struct RatioRecord {
   RatioSummary summary;
 };
 
+struct StreamRecord {
+  int64_t bytes_per_pass = 0, passes = 0;
+  std::vector<double> seconds; // each sample: `passes` passes
+};
+
 struct RooflineRecord {
   int64_t bytes = 0;
-  double copy_bytes_per_s = 0, triad_bytes_per_s = 0;
-  double min_time_s = 0; // bytes / copy_bytes_per_s
+  double copy_bytes_per_s = 0, triad_bytes_per_s = 0; // best sample of each stream
+  double min_time_s = 0; // bytes / max(copy, triad)
   double ratio = 0;      // time of the first variant / min_time_s
+  StreamRecord copy, triad; // the raw samples, so the audit re-derives the rates
 };
 
 struct InputRecord {

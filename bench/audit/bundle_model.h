@@ -69,8 +69,16 @@ struct Ratio {
   std::optional<int64_t> wins, rounds;
 };
 
+// One stream's raw bandwidth samples; nullopt fields were unreadable.
+struct Stream {
+  std::optional<int64_t> bytes_per_pass, passes;
+  std::vector<double> seconds;
+  bool seconds_valid = false;
+};
+
 struct Roofline {
   std::optional<double> bytes, copy_bytes_per_s, triad_bytes_per_s, min_time_s, ratio;
+  std::optional<Stream> copy, triad; // absent: the rates cannot be re-derived
 };
 
 struct Case {

@@ -185,6 +185,24 @@ void readSummary(const json &value, Case &c, FieldReader &fields) {
     r.triad_bytes_per_s = fields.number(*roof, "triad_bytes_per_s", roof_where);
     r.min_time_s = fields.number(*roof, "min_time_s", roof_where);
     r.ratio = fields.number(*roof, "ratio", roof_where);
+    for (auto [key, stream] : {std::pair{"copy_samples", &r.copy}, std::pair{"triad_samples", &r.triad}}) {
+      const json *s = fields.object(*roof, key, roof_where);
+      if (!s)
+        continue;
+      std::string where_s = roof_where + " " + key;
+      Stream st;
+      st.bytes_per_pass = fields.integer(*s, "bytes_per_pass", where_s);
+      st.passes = fields.integer(*s, "passes", where_s);
+      if (const json *seconds = fields.array(*s, "seconds", where_s)) {
+        st.seconds_valid = !seconds->empty();
+        for (size_t i = 0; i < seconds->size(); ++i) {
+          auto v = fields.numberValue((*seconds)[i], where_s, "seconds[" + std::to_string(i) + "]");
+          st.seconds_valid = st.seconds_valid && v && *v > 0;
+          st.seconds.push_back(v.value_or(0));
+        }
+      }
+      *stream = st;
+    }
     c.roofline = r;
   }
 }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 namespace lanejit::audit {
 namespace {
@@ -147,6 +148,26 @@ void checkRoofline(const Case &c, const RoundValues &values, Findings &findings)
     findings.fail(kind::kWrongRoofline, where,
                   "bytes, copy_bytes_per_s and triad_bytes_per_s must be positive");
     return;
+  }
+  // Each rate is the best of its raw samples, and each stream moved about
+  // the case's own bytes per pass (the footprint the floor is about).
+  for (auto [name, stream, rate] :
+       {std::tuple{"copy", &roof.copy, *roof.copy_bytes_per_s},
+        std::tuple{"triad", &roof.triad, *roof.triad_bytes_per_s}}) {
+    const std::optional<Stream> &s = *stream;
+    if (!s || !s->bytes_per_pass || !s->passes || !s->seconds_valid || *s->passes < 1)
+      continue; // unreadable: already a failure from reading
+    double best = 0;
+    for (double t : s->seconds)
+      best = std::max(best, static_cast<double>(*s->bytes_per_pass) * *s->passes / t);
+    if (!relativelyClose(rate, best, kTolerance))
+      findings.fail(kind::kWrongRoofline, where,
+                    std::string(name) + "_bytes_per_s is " + num(rate) +
+                        " but its best sample gives " + num(best));
+    if (std::abs(static_cast<double>(*s->bytes_per_pass) - *roof.bytes) > 64)
+      findings.fail(kind::kWrongRoofline, where,
+                    std::string(name) + " moved " + std::to_string(*s->bytes_per_pass) +
+                        " bytes per pass, not the case's " + num(*roof.bytes));
   }
   // The floor is the bytes at the faster of the two measured streams.
   double best = *roof.copy_bytes_per_s > *roof.triad_bytes_per_s ? *roof.copy_bytes_per_s

@@ -54,9 +54,17 @@ std::vector<std::unique_ptr<Peer>> availablePeers();
 // lanejit::Error(Kind::Bind): an unknown op or negative shape for bytesMoved,
 // a non-positive footprint or budget for measureBandwidth.
 int64_t bytesMoved(const std::string &op, int64_t rows, int64_t cols);
+// One stream's raw timings: samples of `passes` back-to-back passes, each
+// moving `bytes_per_pass` (reads + writes). The rate is the best sample.
+struct StreamSamples {
+  int64_t bytes_per_pass = 0;
+  int64_t passes = 0;
+  std::vector<double> seconds;
+};
 struct Bandwidth {
   double copy_bytes_per_s = 0;  // a[i] = b[i]; counts read + write bytes
   double triad_bytes_per_s = 0; // a[i] = b[i] + s*c[i]; counts 3 streams
+  StreamSamples copy, triad;    // what the two rates are the best of
 };
 Bandwidth measureBandwidth(int64_t footprint_bytes, double seconds_budget);
 

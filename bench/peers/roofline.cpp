@@ -75,16 +75,19 @@ __attribute__((noinline)) void triadPass(float *__restrict a, const float *__res
     a[i] = b[i] + s * c[i];
 }
 
-// Best bytes/s of `pass` (moving `bytes_per_pass`) within `budget` seconds:
+// Samples of `pass` (moving `bytes_per_pass`) within `budget` seconds:
 // passes per sample double until a sample lasts >= 200 us (clock cost stays
 // negligible), then samples repeat until the budget is spent (at least 3).
-template <typename Pass> double bestRate(Pass pass, int64_t bytes_per_pass, double budget) {
+// Returns the best rate; `out` gets every counted sample.
+template <typename Pass>
+double bestRate(Pass pass, int64_t bytes_per_pass, double budget, StreamSamples &out) {
   auto seconds = [](Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration<double>(b - a).count();
   };
   Clock::time_point start = Clock::now();
   int64_t passes = 1;
   double best = 0;
+  out = StreamSamples{bytes_per_pass, 0, {}};
   for (int samples = 0;; ++samples) {
     Clock::time_point t0 = Clock::now();
     for (int64_t i = 0; i < passes; ++i)
@@ -94,8 +97,11 @@ template <typename Pass> double bestRate(Pass pass, int64_t bytes_per_pass, doub
     if (s < 200e-6 && passes < (int64_t{1} << 30)) {
       passes *= 2;
       samples = -1; // calibration samples do not count
+      out.seconds.clear();
       continue;
     }
+    out.passes = passes;
+    out.seconds.push_back(s);
     best = std::max(best, static_cast<double>(bytes_per_pass) * passes / s);
     if (samples >= 2 && seconds(start, t1) >= budget)
       return best;
@@ -120,13 +126,13 @@ Bandwidth measureBandwidth(int64_t footprint_bytes, double seconds_budget) {
         copyPass(pa, pb, n_copy);
         clobber(pa);
       },
-      2 * n_copy * f, seconds_budget / 2);
+      2 * n_copy * f, seconds_budget / 2, bw.copy);
   bw.triad_bytes_per_s = bestRate(
       [&] {
         triadPass(pa, pb, pc, 0.5f, n_triad);
         clobber(pa);
       },
-      3 * n_triad * f, seconds_budget / 2);
+      3 * n_triad * f, seconds_budget / 2, bw.triad);
   return bw;
 }
 

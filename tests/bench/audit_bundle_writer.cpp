@@ -281,6 +281,14 @@ void writeValidBundle(const fs::path &dir) {
                    {"triad_bytes_per_s", triad},
                    {"min_time_s", bytes / triad},
                    {"ratio", time_s["spec_on"].get<double>() / (bytes / triad)}};
+  // Raw samples whose best reproduces each rate: 10 passes, the best sample
+  // and a slower one.
+  for (auto [key, rate] : {std::pair{"copy_samples", copy}, std::pair{"triad_samples", triad}}) {
+    double best = bytes * 10 / rate;
+    roofline[key] = {{"bytes_per_pass", static_cast<int64_t>(bytes)},
+                     {"passes", 10},
+                     {"seconds", json::array({best * 1.25, best, best * 1.1})}};
+  }
 
   std::string report = "# lanejit bench\n\nprotocol: quick (test bundle)\n\n| Case |";
   std::string row = "| " + id + " |";

@@ -284,6 +284,21 @@ TEST_F(AuditMutationTest, InputAlteredWithConsistentHash) {
   EXPECT_TRUE(failsWith(audit::auditBundle(dir()), "wrong oracle", "oracle_failures"));
 }
 
+TEST_F(AuditMutationTest, BandwidthNotFromItsSamples) {
+  // A faster copy rate, with min_time_s and ratio kept consistent with it:
+  // only the raw samples can tell.
+  auto result = auditAfter([&](json &b) {
+    json &roof = theCase(b)["summary"]["roofline"];
+    double copy = roof["copy_bytes_per_s"].get<double>() * 1.5;
+    roof["copy_bytes_per_s"] = copy;
+    double bytes = roof["bytes"].get<double>();
+    double old_min = roof["min_time_s"].get<double>();
+    roof["min_time_s"] = bytes / copy;
+    roof["ratio"] = roof["ratio"].get<double>() * old_min / (bytes / copy);
+  });
+  EXPECT_TRUE(failsWith(result, "wrong roofline", "copy_bytes_per_s is"));
+}
+
 TEST_F(AuditMutationTest, DroppedClaimThatTheOptionsOblige) {
   // The spec-off variant must claim it has no specialized body.
   auto result = auditAfter([&](json &b) {

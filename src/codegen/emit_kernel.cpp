@@ -160,18 +160,18 @@ Value *KernelEmitter::splatOf(const Expr &e) {
   return v;
 }
 
-void KernelEmitter::prepareUniformOperands(const Expr &e, bool producing,
-                                           std::unordered_map<const Node *, bool> &seen) {
-  if (!seen.emplace(e.get(), true).second)
-    return;
-  if (plan_.uniformity.of(e) != Uniformity::Lane) {
-    splatOf(e);
-    return;
-  }
-  if (!producing && plan_.isMaterialized(e.get()))
-    return;
-  for (const Expr &a : e->args)
-    prepareUniformOperands(a, false, seen);
+void KernelEmitter::prepareUniformOperands(const lower::Traversal &t) {
+  for (const Expr &root : lower::rootsOf(plan_, t))
+    if (plan_.uniformity.of(root) != Uniformity::Lane)
+      splatOf(root); // a row-uniform value written across the row
+  for (const Expr &e : lower::laneValuesOf(plan_, t))
+    if (!plan_.readsBack(t, e.get()))
+      for (const Expr &a : e->args)
+        if (plan_.uniformity.of(a) != Uniformity::Lane)
+          splatOf(a);
+  if (t.bound)
+    for (const Expr &fill : t.bound->fills)
+      splatOf(fill);
 }
 
 void KernelEmitter::prepareWorkspace() {

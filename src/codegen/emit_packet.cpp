@@ -18,13 +18,6 @@ llvm::Constant *laneIds(llvm::LLVMContext &ctx, int lanes) {
   return llvm::ConstantVector::get(ids);
 }
 
-int PacketEmitter::slotOf(const Node *node) const {
-  for (size_t i = 0; i < plan_.materialized.size(); ++i)
-    if (plan_.materialized[i].get() == node)
-      return static_cast<int>(i);
-  return -1;
-}
-
 Value *PacketEmitter::memoryLoad(llvm::Type *type, Value *ptr, bool workspace) {
   llvm::IRBuilder<> &b = *scope_->b;
   counts_.workspace_loads += workspace;
@@ -71,13 +64,10 @@ Value *PacketEmitter::lane(const Expr &e, Value *column) {
   llvm::IRBuilder<> &b = *scope_->b;
   llvm::LLVMContext &ctx = b.getContext();
   int W = plan_.lanes;
-  bool producing = false;
-  for (const Expr &m : traversal_->materializations)
-    producing = producing || (m.get() == e.get() && column == column_);
   Value *v = nullptr;
   if (plan_.uniformity.of(e) != analysis::Uniformity::Lane) {
     v = scope_->uniform(e);
-  } else if (int slot = slotOf(e.get()); slot >= 0 && !producing) {
+  } else if (int slot = plan_.slotOf(e.get()); slot >= 0 && plan_.readsBack(*traversal_, e.get())) {
     Value *ptr = b.CreateInBoundsGEP(b.getFloatTy(), scope_->workspace(slot), column);
     v = memoryLoad(storedType(ctx, e->type, W), ptr, true);
     if (e->type == DType::Bool)
@@ -138,8 +128,8 @@ std::vector<Value *> PacketEmitter::emitBody(const lower::Traversal &t, lower::P
     Value *v = materialized[i];
     if (t.materializations[i]->type == DType::Bool)
       v = b.CreateZExt(v, storedType(b.getContext(), DType::Bool, W));
-    Value *ptr = b.CreateInBoundsGEP(b.getFloatTy(),
-                                     scope.workspace(slotOf(t.materializations[i].get())), column);
+    Value *ptr = b.CreateInBoundsGEP(
+        b.getFloatTy(), scope.workspace(plan_.slotOf(t.materializations[i].get())), column);
     memoryStore(v, ptr, true);
   }
   size_t inputs = plan_.program.inputs.size();

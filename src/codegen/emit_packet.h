@@ -80,7 +80,6 @@ private:
   llvm::Value *compute(const Node &n, llvm::Value *column);
   llvm::Value *memoryLoad(llvm::Type *type, llvm::Value *ptr, bool workspace);
   void memoryStore(llvm::Value *value, llvm::Value *ptr, bool workspace);
-  int slotOf(const Node *node) const;
 
   const lower::KernelPlan &plan_;
   const CodegenTarget &target_;

@@ -101,16 +101,7 @@ Value *KernelEmitter::combine(ReduceOp op, std::vector<Value *> accs) {
 }
 
 void KernelEmitter::emitTraversal(const lower::Traversal &t, int index) {
-  std::unordered_map<const Node *, bool> seen;
-  for (const Expr &m : t.materializations)
-    prepareUniformOperands(m, true, seen);
-  for (int wi : t.writes)
-    prepareUniformOperands(program_.writes[wi].value, false, seen);
-  for (const Expr &r : t.reductions)
-    prepareUniformOperands(r->args[0], false, seen);
-  if (t.bound)
-    for (const Expr &fill : t.bound->fills)
-      splatOf(fill);
+  prepareUniformOperands(t);
 
   TraversalState s{&t};
   if (!t.inline_bodies) {

@@ -55,12 +55,9 @@ private:
 
   llvm::Value *splatOf(const Expr &e);
 
-  // Computes, at the current row-level point, every uniform operand that
-  // the lane expression `e` uses, so packet bodies only read splats. Stops
-  // at values read back from the workspace (their operands were needed in
-  // the traversal that produced them).
-  void prepareUniformOperands(const Expr &e, bool producing,
-                              std::unordered_map<const Node *, bool> &seen);
+  // Computes, at the current row-level point, every row- or launch-uniform
+  // value a packet of `t` reads, so packet bodies only read splats.
+  void prepareUniformOperands(const lower::Traversal &t);
 
   // ---- workspace and alias guards ------------------------------------------
 

@@ -2,8 +2,6 @@
 // specialization, guard placement and the inlining policy.
 #include "lower/lowering_passes.h"
 
-#include <algorithm>
-
 namespace lanejit::lower {
 
 LoweringResult specializeFullPackets(KernelPlan &plan, const CompileOptions &) {
@@ -29,9 +27,7 @@ int bodyCost(const KernelPlan &plan, const Traversal &t) {
   int cost = static_cast<int>(t.writes.size() + t.materializations.size());
   for (const Expr &e : laneValuesOf(plan, t)) {
     ++cost;
-    bool produced = std::any_of(t.materializations.begin(), t.materializations.end(),
-                                [&](const Expr &m) { return m.get() == e.get(); });
-    if (e->kind != NodeKind::Unary || (plan.isMaterialized(e.get()) && !produced))
+    if (e->kind != NodeKind::Unary || plan.readsBack(t, e.get()))
       continue; // read back from the workspace, not expanded here
     UnaryOp op = e->unaryOp();
     if (op == UnaryOp::Exp || op == UnaryOp::Log || op == UnaryOp::Sigmoid)
@@ -58,12 +54,11 @@ LoweringResult chooseInlining(KernelPlan &plan, const CompileOptions &options) {
     }
     inlined += t.inline_bodies;
   }
-  std::string rule = options.inline_packet_bodies == Inline::CostRule
-                         ? "cost rule: inline when body cost x copies <= " +
-                               std::to_string(kInlineBudget)
-                         : std::string("forced ") +
-                               (options.inline_packet_bodies == Inline::Always ? "inline"
-                                                                               : "helpers");
+  std::string rule =
+      options.inline_packet_bodies == Inline::CostRule
+          ? "cost rule: inline when body cost x copies <= " + std::to_string(kInlineBudget)
+          : std::string("forced ") +
+                (options.inline_packet_bodies == Inline::Always ? "inline" : "helpers");
   return {true, std::to_string(inlined) + " of " + std::to_string(plan.traversals.size()) +
                     " traversals inline their packet bodies (" + rule + ")"};
 }

@@ -24,8 +24,8 @@ std::unordered_map<const Node *, int> depths(const Program &program) {
 }
 
 bool isElementwise(const Node &n) {
-  return n.kind == NodeKind::Unary || n.kind == NodeKind::Binary ||
-         n.kind == NodeKind::Select || n.kind == NodeKind::Fma;
+  return n.kind == NodeKind::Unary || n.kind == NodeKind::Binary || n.kind == NodeKind::Select ||
+         n.kind == NodeKind::Fma;
 }
 
 bool onlyMaterializes(const Traversal &t) {
@@ -34,11 +34,16 @@ bool onlyMaterializes(const Traversal &t) {
 
 } // namespace
 
-bool KernelPlan::isMaterialized(const Node *node) const {
-  for (const Expr &e : materialized)
-    if (e.get() == node)
-      return true;
-  return false;
+int KernelPlan::slotOf(const Node *node) const {
+  for (size_t i = 0; i < materialized.size(); ++i)
+    if (materialized[i].get() == node)
+      return static_cast<int>(i);
+  return -1;
+}
+
+bool KernelPlan::readsBack(const Traversal &t, const Node *node) const {
+  return isMaterialized(node) && std::none_of(t.materializations.begin(), t.materializations.end(),
+                                              [&](const Expr &m) { return m.get() == node; });
 }
 
 std::vector<int> KernelPlan::guardedInputs() const {
@@ -69,24 +74,28 @@ int64_t workspaceFloats(const std::vector<Dim> &slots, int64_t cols) {
   return total;
 }
 
+std::vector<Expr> rootsOf(const KernelPlan &plan, const Traversal &t) {
+  std::vector<Expr> roots = t.materializations;
+  for (const Expr &r : t.reductions)
+    roots.push_back(r->args[0]);
+  for (int w : t.writes)
+    roots.push_back(plan.program.writes[w].value);
+  return roots;
+}
+
 std::vector<Expr> laneValuesOf(const KernelPlan &plan, const Traversal &t) {
   std::unordered_map<const Node *, bool> seen;
   std::vector<Expr> values;
-  std::function<void(const Expr &, bool)> visit = [&](const Expr &e, bool producing) {
-    if (!seen.emplace(e.get(), true).second ||
-        plan.uniformity.of(e) != analysis::Uniformity::Lane)
+  std::function<void(const Expr &)> visit = [&](const Expr &e) {
+    if (!seen.emplace(e.get(), true).second || plan.uniformity.of(e) != analysis::Uniformity::Lane)
       return;
-    if (producing || !plan.isMaterialized(e.get()))
+    if (!plan.readsBack(t, e.get()))
       for (const Expr &a : e->args)
-        visit(a, false);
+        visit(a);
     values.push_back(e);
   };
-  for (const Expr &m : t.materializations)
-    visit(m, true);
-  for (const Expr &r : t.reductions)
-    visit(r->args[0], false);
-  for (int w : t.writes)
-    visit(plan.program.writes[w].value, false);
+  for (const Expr &root : rootsOf(plan, t))
+    visit(root);
   return values;
 }
 
@@ -167,8 +176,7 @@ std::string describePlan(const KernelPlan &plan) {
       out << " reduce %" << number.at(e.get());
     for (int w : t.writes)
       out << " write " << plan.program.outputs[plan.program.writes[w].output].name << "["
-          << plan.program.writes[w].begin.str() << " +" << plan.program.writes[w].len.str()
-          << "]";
+          << plan.program.writes[w].begin.str() << " +" << plan.program.writes[w].len.str() << "]";
     out << "\n";
   }
   for (const AliasPair &p : plan.alias)

@@ -28,18 +28,18 @@ enum class PacketKind { Dense, Masked };
 // identity, writes store a row-uniform value. live = limit - col_begin
 // (+1 when inclusive), clamped to [0, len], per row.
 struct ColumnBound {
-  Expr limit;     // i32, row- or launch-uniform
-  Dim col_begin;  // first column of the column index compared with it
-  bool inclusive; // col <= limit (else col < limit)
+  Expr limit;              // i32, row- or launch-uniform
+  Dim col_begin;           // first column of the column index compared with it
+  bool inclusive;          // col <= limit (else col < limit)
   std::vector<Expr> fills; // per write of the traversal: the value past live
 };
 
 struct Traversal {
-  Dim len;                           // columns visited per row
-  int depth = 0;                     // 0: reads no reduction; k: needs depth k-1
+  Dim len;                            // columns visited per row
+  int depth = 0;                      // 0: reads no reduction; k: needs depth k-1
   std::vector<Expr> materializations; // Lane values stored to their workspace slot
-  std::vector<Expr> reductions;      // Reduce nodes finished by this traversal
-  std::vector<int> writes;           // indices into Program::writes
+  std::vector<Expr> reductions;       // Reduce nodes finished by this traversal
+  std::vector<int> writes;            // indices into Program::writes
   // Full packets run `full`, the tail (len mod W lanes) runs Masked.
   PacketKind full = PacketKind::Masked;
   // Packet bodies inlined into the row loop, or emitted as helper functions.
@@ -83,7 +83,12 @@ struct KernelPlan {
   int accumulators = 4;
   int block_rows = 32;
 
-  bool isMaterialized(const Node *node) const;
+  // The workspace slot holding `node`'s value, or -1 if it is not materialized.
+  int slotOf(const Node *node) const;
+  bool isMaterialized(const Node *node) const { return slotOf(node) >= 0; }
+  // Whether a packet of `t` loads `node` from the workspace (materialized by
+  // an earlier traversal) instead of computing it.
+  bool readsBack(const Traversal &t, const Node *node) const;
   // Inputs whose rows may be staged by a guard (one workspace slot each).
   std::vector<int> guardedInputs() const;
   // Workspace slots in order: materialized values, then staged input rows.
@@ -99,6 +104,10 @@ constexpr int64_t kWorkspaceAlign = 16;
 // Floats of workspace an entry call needs for the bound C (Kernel::run and
 // the entry compute slot offsets by this same rule).
 int64_t workspaceFloats(const std::vector<Dim> &slots, int64_t cols);
+
+// What a packet of `t` evaluates from: its materializations, its
+// reductions' operands and its writes' values, in that order.
+std::vector<Expr> rootsOf(const KernelPlan &plan, const Traversal &t);
 
 // Every lane-varying value a packet of `t` evaluates, in canonical order:
 // loads, computed values, and values read back from the workspace (listed,

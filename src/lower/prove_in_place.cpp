@@ -17,7 +17,6 @@
 #include <functional>
 #include <set>
 
-
 namespace lanejit::lower {
 namespace {
 
@@ -33,26 +32,18 @@ struct Access {
 void collectReads(const KernelPlan &plan, const Traversal &t, int index, int param,
                   std::vector<Access> &reads) {
   std::set<std::pair<const Node *, std::string>> seen;
-  std::function<void(const Expr &, const Dim &, bool)> visit = [&](const Expr &e,
-                                                                   const Dim &offset,
-                                                                   bool producing) {
+  std::function<void(const Expr &, const Dim &)> visit = [&](const Expr &e, const Dim &offset) {
     if (plan.uniformity.of(e) != analysis::Uniformity::Lane ||
-        !seen.insert({e.get(), offset.str()}).second)
-      return;
-    if (!producing && plan.isMaterialized(e.get()))
+        !seen.insert({e.get(), offset.str()}).second || plan.readsBack(t, e.get()))
       return;
     if (e->kind == NodeKind::Load && e->param == param)
       reads.push_back({index, e->begin + offset, t.len});
     Dim inner = e->kind == NodeKind::Slice ? offset + e->begin : offset;
     for (const Expr &a : e->args)
-      visit(a, inner, false);
+      visit(a, inner);
   };
-  for (const Expr &m : t.materializations)
-    visit(m, 0, true);
-  for (const Expr &r : t.reductions)
-    visit(r->args[0], 0, false);
-  for (int w : t.writes)
-    visit(plan.program.writes[w].value, 0, false);
+  for (const Expr &root : rootsOf(plan, t))
+    visit(root, 0);
 }
 
 bool disjoint(const Access &a, const Access &b) {

@@ -51,8 +51,8 @@ Lowered lowerProgram(const Program &program, const CompileOptions &options) {
   checkOptions(options, host);
   verifyOrThrow(program);
   if (program.inputs.size() + program.outputs.size() > kMaxBuffers)
-    throw Error(Error::Kind::Compile, "a program may have at most " +
-                                          std::to_string(kMaxBuffers) + " inputs and outputs");
+    throw Error(Error::Kind::Compile, "a program may have at most " + std::to_string(kMaxBuffers) +
+                                          " inputs and outputs");
   Lowered l;
   int lanes = options.lanes ? options.lanes : host.maxLanes();
   l.plan = passes::runPipeline(program, options, lanes, &l.passes);
@@ -91,8 +91,8 @@ std::vector<std::pair<Dim, std::string>> dimsUsed(const Program &program) {
   int number = 0;
   forEachNode(program, [&](const Expr &e) {
     std::string what = "node %" + std::to_string(number++);
-    if (e->kind == NodeKind::Load || e->kind == NodeKind::ColIndex ||
-        e->kind == NodeKind::Slice || e->kind == NodeKind::DimValue)
+    if (e->kind == NodeKind::Load || e->kind == NodeKind::ColIndex || e->kind == NodeKind::Slice ||
+        e->kind == NodeKind::DimValue)
       add(e->begin, what);
     if (e->len)
       add(*e->len, what);
@@ -133,20 +133,20 @@ std::shared_ptr<const CompiledCode> build(const Program &program, const CompileO
       jit::addModuleAndLookup(std::move(module), std::move(ctx), entry, &code->object));
   code->entry_symbol = entry;
   code->pass_log = passLog(program, l.passes);
+  // The stats are the report's summary, plus the target.
+  CompileReport &r = code->report = buildReport(l.plan, l.passes, counts);
   CompileStats &s = code->stats;
-  s.lanes = l.plan.lanes;
-  s.accumulators = l.plan.accumulators;
-  s.traversals = static_cast<int>(l.plan.traversals.size());
-  for (const lower::Traversal &t : l.plan.traversals)
-    s.reductions += static_cast<int>(t.reductions.size());
-  s.dense_bodies = counts.dense_bodies;
-  s.masked_bodies = counts.masked_bodies;
+  s.lanes = r.mapping.lanes;
+  s.accumulators = r.mapping.accumulators;
+  s.traversals = static_cast<int>(r.traversals.size());
+  for (const CompileReport::Traversal &t : r.traversals)
+    s.reductions += t.reductions;
+  s.dense_bodies = r.specialized_bodies;
+  s.masked_bodies = r.masked_bodies;
   s.cpu = l.target.cpu;
   s.features = l.target.features;
-  s.compile_ms =
+  s.compile_ms = r.compile_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  code->report = buildReport(l.plan, l.passes, counts);
-  code->report.compile_ms = s.compile_ms;
   return code;
 }
 
@@ -188,9 +188,15 @@ Kernel compile(const Program &program, const CompileOptions &options) {
   return Kernel(impl);
 }
 
-const CompileReport &Kernel::report() const { return impl_->report; }
-const std::string &Kernel::object() const { return impl_->code->object; }
-const std::string &Kernel::entrySymbol() const { return impl_->code->entry_symbol; }
+const CompileReport &Kernel::report() const {
+  return impl_->report;
+}
+const std::string &Kernel::object() const {
+  return impl_->code->object;
+}
+const std::string &Kernel::entrySymbol() const {
+  return impl_->code->entry_symbol;
+}
 
 std::string Kernel::dump(const std::string &stage) const {
   if (stage == "ir")
@@ -205,8 +211,8 @@ std::string Kernel::dump(const std::string &stage) const {
   // Re-lower into a private context: the JIT's module is gone after linking.
   Lowered l = lowerProgram(impl_->program, impl_->options);
   llvm::LLVMContext ctx;
-  auto module = emitModule(l, ctx, "lanejit_" + impl_->program.name, impl_->options.opt_level,
-                           nullptr);
+  auto module =
+      emitModule(l, ctx, "lanejit_" + impl_->program.name, impl_->options.opt_level, nullptr);
   if (stage != "llvm-unoptimized")
     jit::optimizeForDump(*module, l.target.cpu, l.target.features, impl_->options.opt_level);
   if (stage == "asm")

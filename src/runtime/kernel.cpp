@@ -67,23 +67,28 @@ float *aligned64(std::vector<float> &storage, int64_t floats) {
   return reinterpret_cast<float *>((p + 63) & ~uintptr_t(63));
 }
 
+// Every column offset and count the program uses must be a non-negative
+// integer for `cols`: the entry's integer division would silently
+// truncate. Throws the error naming the node.
+void checkColumnRanges(const CompiledCode &code, int64_t cols) {
+  for (const auto &[dim, what] : code.dims)
+    evaluateDim(dim, cols, what);
+}
+
 } // namespace
 
 void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> outputs) const {
   const Program &program = impl_->program;
   if (outputs.size() != program.outputs.size())
-    throw Error(Error::Kind::Bind, "program '" + program.name + "' has " +
-                                       std::to_string(program.outputs.size()) +
-                                       " outputs; the call passed " +
-                                       std::to_string(outputs.size()));
+    throw Error(Error::Kind::Bind,
+                "program '" + program.name + "' has " + std::to_string(program.outputs.size()) +
+                    " outputs; the call passed " + std::to_string(outputs.size()));
   Shape shape = bindShape(program, inputs, outputs);
   // Column indices are i32 inside the kernel.
   if (shape.cols > std::numeric_limits<int32_t>::max())
-    throw Error(Error::Kind::Bind, "C = " + std::to_string(shape.cols) +
-                                       " columns: at most 2^31 - 1 are supported");
-  for (const auto &[dim, what] : impl_->code->dims)
-    if (std::optional<int64_t> v = dim.evaluate(shape.cols); !v || *v < 0)
-      evaluateDim(dim, shape.cols, what); // throws the descriptive error
+    throw Error(Error::Kind::Bind,
+                "C = " + std::to_string(shape.cols) + " columns: at most 2^31 - 1 are supported");
+  checkColumnRanges(*impl_->code, shape.cols);
 
   std::array<ByteRange, kMaxBuffers> outRanges{};
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -125,7 +130,9 @@ void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> o
     strides[n] = outputs[i].stride();
   }
 
-  int64_t wsFloats = workspaceFloats(shape.cols);
+  // Column ranges were checked above, so the public workspaceFloats() check
+  // need not run again on every call.
+  int64_t wsFloats = lower::workspaceFloats(impl_->code->workspace, shape.cols);
   float *workspace = wsFloats ? aligned64(arena.workspace, wsFloats) : nullptr;
   LaunchArgs args{buffers.data(), strides.data(), shape.rows, shape.cols, workspace};
   NativeEntry entry = impl_->code->entry;
@@ -134,16 +141,23 @@ void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> o
     entry(&args, r, std::min(shape.rows, r + block));
 }
 
-NativeEntry Kernel::nativeEntry() const { return impl_->code->entry; }
+NativeEntry Kernel::nativeEntry() const {
+  return impl_->code->entry;
+}
 int64_t Kernel::workspaceFloats(int64_t cols) const {
   // The entry would index past a size computed from a Dim that is not a
   // whole number for this C (C/2 at odd C): refuse, as run() does.
-  for (const auto &[dim, what] : impl_->code->dims)
-    evaluateDim(dim, cols, what);
+  checkColumnRanges(*impl_->code, cols);
   return lower::workspaceFloats(impl_->code->workspace, cols);
 }
-const Program &Kernel::program() const { return impl_->program; }
-const CompileOptions &Kernel::options() const { return impl_->options; }
-const CompileStats &Kernel::stats() const { return impl_->stats; }
+const Program &Kernel::program() const {
+  return impl_->program;
+}
+const CompileOptions &Kernel::options() const {
+  return impl_->options;
+}
+const CompileStats &Kernel::stats() const {
+  return impl_->stats;
+}
 
 } // namespace lanejit

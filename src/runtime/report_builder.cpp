@@ -4,18 +4,15 @@ namespace lanejit {
 namespace {
 
 bool isOperation(const Node &n) {
-  return n.kind == NodeKind::Unary || n.kind == NodeKind::Binary ||
-         n.kind == NodeKind::Select || n.kind == NodeKind::Fma;
+  return n.kind == NodeKind::Unary || n.kind == NodeKind::Binary || n.kind == NodeKind::Select ||
+         n.kind == NodeKind::Fma;
 }
 
 const char *handlingName(lower::AliasHandling h) {
   switch (h) {
-  case lower::AliasHandling::StagedByCaller:
-    return "staged-by-caller";
-  case lower::AliasHandling::ProvedInPlace:
-    return "proved-in-place";
-  case lower::AliasHandling::GuardedRowStaging:
-    return "guarded-row-staging";
+  case lower::AliasHandling::StagedByCaller: return "staged-by-caller";
+  case lower::AliasHandling::ProvedInPlace: return "proved-in-place";
+  case lower::AliasHandling::GuardedRowStaging: return "guarded-row-staging";
   }
   return "?";
 }
@@ -38,13 +35,8 @@ CompileReport buildReport(const lower::KernelPlan &plan,
     CompileReport::Traversal rt;
     rt.len = t.len.str();
     rt.depth = t.depth;
-    for (const Expr &e : lower::laneValuesOf(plan, t)) {
-      bool produced = false;
-      for (const Expr &m : t.materializations)
-        produced = produced || m.get() == e.get();
-      if (isOperation(*e) && (produced || !plan.isMaterialized(e.get())))
-        ++rt.operations;
-    }
+    for (const Expr &e : lower::laneValuesOf(plan, t))
+      rt.operations += isOperation(*e) && !plan.readsBack(t, e.get());
     rt.materializations = static_cast<int>(t.materializations.size());
     rt.reductions = static_cast<int>(t.reductions.size());
     rt.writes = static_cast<int>(t.writes.size());

@@ -3,6 +3,7 @@
 
 #include "inspect/metrics.h"
 #include "inspect/object_reader.h"
+#include "jit/jit.h"
 
 #include <lanejit/error.h>
 #include <lanejit/kernel.h>
@@ -51,8 +52,13 @@ std::string disassemble(std::string_view bytes) {
 }
 
 const std::vector<std::string> &allowedImports() {
-  // What LLVM may call for large copies and fills; every C library has them.
-  static const std::vector<std::string> allowed = {"memcpy", "memmove", "memset"};
+  // Exactly what the JIT resolves for its kernels (jit::runtimeSymbols).
+  static const std::vector<std::string> allowed = [] {
+    std::vector<std::string> names;
+    for (const jit::RuntimeSymbol &s : jit::runtimeSymbols())
+      names.push_back(s.name);
+    return names;
+  }();
   return allowed;
 }
 

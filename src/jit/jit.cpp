@@ -90,14 +90,12 @@ private:
       return;
     }
     jit_ = std::move(*built);
-    // Kernels may call memcpy/memset (row staging); they resolve to the C
-    // library's, and nothing else in the process is visible to them.
+    // Nothing else in the process is visible to kernels.
     llvm::orc::SymbolMap runtime;
     auto &es = jit_->getExecutionSession();
-    runtime[es.intern("memcpy")] = llvm::JITEvaluatedSymbol(
-        llvm::pointerToJITTargetAddress(&::memcpy), llvm::JITSymbolFlags::Exported);
-    runtime[es.intern("memset")] = llvm::JITEvaluatedSymbol(
-        llvm::pointerToJITTargetAddress(&::memset), llvm::JITSymbolFlags::Exported);
+    for (const RuntimeSymbol &s : runtimeSymbols())
+      runtime[es.intern(s.name)] = llvm::JITEvaluatedSymbol(
+          llvm::pointerToJITTargetAddress(s.address), llvm::JITSymbolFlags::Exported);
     if (auto err = jit_->getMainJITDylib().define(llvm::orc::absoluteSymbols(runtime))) {
       initError_ = llvm::toString(std::move(err));
       return;
@@ -106,9 +104,8 @@ private:
     jit_->getIRTransformLayer().setTransform(
         [this](llvm::orc::ThreadSafeModule tsm, const llvm::orc::MaterializationResponsibility &)
             -> llvm::Expected<llvm::orc::ThreadSafeModule> {
-          tsm.withModuleDo([this](llvm::Module &m) {
-            optimizeModule(m, *optimizerMachine_, optLevelOf(m));
-          });
+          tsm.withModuleDo(
+              [this](llvm::Module &m) { optimizeModule(m, *optimizerMachine_, optLevelOf(m)); });
           return tsm;
         });
     // Keep a copy of each kernel's object as linked (see add()).
@@ -128,6 +125,15 @@ private:
 };
 
 } // namespace
+
+const std::vector<RuntimeSymbol> &runtimeSymbols() {
+  static const std::vector<RuntimeSymbol> symbols = {
+      {"memcpy", reinterpret_cast<void *>(&::memcpy)},
+      {"memmove", reinterpret_cast<void *>(&::memmove)},
+      {"memset", reinterpret_cast<void *>(&::memset)},
+  };
+  return symbols;
+}
 
 uint64_t addModuleAndLookup(std::unique_ptr<llvm::Module> module,
                             std::unique_ptr<llvm::LLVMContext> context, const std::string &entry,

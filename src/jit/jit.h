@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class LLVMContext;
@@ -18,6 +19,16 @@ class Module;
 } // namespace llvm
 
 namespace lanejit::jit {
+
+// The only external symbols a kernel may use: the C library's memory
+// routines, which LLVM emits for copies and fills (row staging, masked
+// softmax's zeros). The JIT resolves exactly these; `lanejit aot` allows
+// exactly these imports.
+struct RuntimeSymbol {
+  const char *name;
+  void *address;
+};
+const std::vector<RuntimeSymbol> &runtimeSymbols();
 
 // Compiles `module` (which must define `entry`) and returns its address.
 // The optimisation level is read from the module flag "lanejit.opt_level".
@@ -31,7 +42,6 @@ uint64_t addModuleAndLookup(std::unique_ptr<llvm::Module> module,
 // the assembly the JIT would link, for a module outside the JIT.
 void optimizeForDump(llvm::Module &module, const std::string &cpu, const std::string &features,
                      int optLevel);
-std::string emitAssembly(llvm::Module &module, const std::string &cpu,
-                         const std::string &features);
+std::string emitAssembly(llvm::Module &module, const std::string &cpu, const std::string &features);
 
 } // namespace lanejit::jit

@@ -4,10 +4,9 @@
 #include "report.h"
 #include "sha256.h"
 
-#include <lanejit/error.h>
+#include "io/staged_files.h"
 
 #include <algorithm>
-#include <fstream>
 
 namespace lanejit::bench {
 namespace fs = std::filesystem;
@@ -123,10 +122,7 @@ ordered_json caseJson(const CaseRecord &c) {
 }
 
 void writeText(const fs::path &path, const std::string &text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out)
-    throw Error(Error::Kind::Io, path.string() + ": cannot write");
+  io::writeFileAtomically(path.string(), text);
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 #include "case_runner.h"
 
 #include "check/npy.h"
+#include "io/staged_files.h"
 #include "oracle.h"
 #include "orders.h"
 #include "sha256.h"
@@ -13,7 +14,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <map>
 
@@ -55,7 +55,7 @@ void writeCaseFiles(CaseRecord &record, const CaseSpec &spec, const check::Case 
                     const fs::path &dir) {
   record.program_file = "programs/" + spec.id + ".lj";
   fs::create_directories(dir / "programs");
-  std::ofstream(dir / record.program_file) << print(spec.program);
+  io::writeFileAtomically((dir / record.program_file).string(), print(spec.program));
   fs::create_directories(dir / "inputs" / spec.id);
   for (size_t i = 0; i < c.inputs.size(); ++i) {
     const Param &param = spec.program.inputs[i];
@@ -144,8 +144,8 @@ void addRoofline(CaseRecord &record, const CaseContext &context) {
   auto stream = [](const StreamSamples &s) {
     return StreamRecord{s.bytes_per_pass, s.passes, s.seconds};
   };
-  RooflineRecord roof{bytes, bw.copy_bytes_per_s, bw.triad_bytes_per_s, 0, 0,
-                      stream(bw.copy), stream(bw.triad)};
+  RooflineRecord roof{bytes, bw.copy_bytes_per_s, bw.triad_bytes_per_s, 0,
+                      0,     stream(bw.copy),     stream(bw.triad)};
   // The floor: the bytes at the faster of the two measured streams.
   roof.min_time_s =
       static_cast<double>(bytes) / std::max(bw.copy_bytes_per_s, bw.triad_bytes_per_s);

@@ -7,6 +7,8 @@
 #include "report.h"
 #include "sha256.h"
 
+#include "io/staged_directory.h"
+
 #include <lanejit/error.h>
 
 #include <fmt/format.h>
@@ -101,11 +103,10 @@ BenchResult runBench(const BenchOptions &options) {
   if (options.cases.empty())
     throw Error(Error::Kind::Bind, "bench: no cases to run");
   BenchResult result;
-  result.bundle_dir =
-      options.out_dir.empty() ? fs::path("out") / ("bench-" + timestamp()) : options.out_dir;
-  if (fs::exists(result.bundle_dir) && !fs::is_empty(result.bundle_dir))
-    throw Error(Error::Kind::Io, result.bundle_dir.string() +
-                                     ": exists and is not empty; a bundle needs a fresh directory");
+  // The bundle is written into a hidden sibling and renamed into place at
+  // the end: a run that fails part-way leaves no half bundle behind.
+  io::StagedDirectory bundle(options.out_dir.empty() ? fs::path("out") / ("bench-" + timestamp())
+                                                     : options.out_dir);
 
   BenchRecord &record = result.record;
   record.protocol = options.protocol;
@@ -123,12 +124,11 @@ BenchResult runBench(const BenchOptions &options) {
   context.configs = lanejitConfigs(options.protocol, options.compile, options.aot);
   context.peers = &peers;
   context.only = options.only;
-  context.bundle_dir = result.bundle_dir;
+  context.bundle_dir = bundle.staging();
   context.bandwidth_budget_s = options.protocol.name == "quick" ? 0.2 : 1.0;
   requireKnownVariants(options.only, context.configs, peers);
   for (const CaseSpec &spec : options.cases)
     validateCase(spec);
-  fs::create_directories(result.bundle_dir);
   Progress progress(options.cases.size(), options.progress);
   context.progress = [&](const VisitProgress &p) { progress.visit(p); };
 
@@ -151,7 +151,9 @@ BenchResult runBench(const BenchOptions &options) {
       modules.push_back(object);
   for (const std::string &module : modules)
     record.environment.binaries.push_back({module, sha256File(module)});
-  writeBundle(record, result.bundle_dir);
+  writeBundle(record, bundle.staging());
+  bundle.commit();
+  result.bundle_dir = bundle.path();
   return result;
 }
 

@@ -1,6 +1,9 @@
 // .npy reading and writing. The header is a Python dict literal; we parse the
-// small subset NumPy writes rather than evaluating anything.
+// small subset NumPy writes rather than evaluating anything. Files are
+// written whole or not at all (io/staged_files.h).
 #include "check/npy.h"
+
+#include "io/staged_files.h"
 
 #include <lanejit/error.h>
 
@@ -9,11 +12,13 @@
 #include <bit>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <limits>
+#include <memory>
 #include <optional>
-#include <sstream>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace lanejit::npy {
 namespace {
@@ -23,8 +28,41 @@ static_assert(std::endian::native == std::endian::little,
 
 constexpr std::string_view kMagic = "\x93NUMPY";
 
+// `text` as it may appear in a one-line message: control characters
+// escaped (\n, \t, \x1b), and with `header_text` also bytes outside ASCII
+// (a header is ASCII) and anything past the first 80 characters, so that a
+// 5 KB header or a terminal escape in a file is not echoed raw.
+std::string printable(std::string_view text, bool header_text) {
+  constexpr size_t kLimit = 80;
+  std::string out;
+  size_t shown = 0;
+  for (char c : text) {
+    if (header_text && shown == kLimit)
+      return out + "...";
+    auto byte = static_cast<unsigned char>(c);
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c == '\r')
+      out += "\\r";
+    else if (byte < 0x20 || byte == 0x7f || (header_text && byte >= 0x80))
+      out += fmt::format("\\x{:02x}", byte);
+    else
+      out.push_back(c);
+    ++shown;
+  }
+  return out;
+}
+
+// Every message is one line that starts with the file's name.
 [[noreturn]] void fail(std::string_view source, const std::string &message) {
-  throw Error(Error::Kind::Io, fmt::format("{}: {}", source, message));
+  throw Error(Error::Kind::Io, fmt::format("{}: {}", printable(source, false), message));
+}
+
+// Text from the header, quoted for a message.
+std::string quoted(std::string_view header_text) {
+  return "'" + printable(header_text, true) + "'";
 }
 
 // A value in the header dict: a string, a boolean or a tuple of integers.
@@ -201,14 +239,14 @@ Array parse(std::string_view bytes, std::string_view source) {
     else if (key == "shape" && value.kind == Value::Kind::Tuple)
       shape = value.items;
     else
-      fail(source, fmt::format("malformed header: unexpected entry '{}'", key));
+      fail(source, fmt::format("malformed header: unexpected entry {}", quoted(key)));
   });
   if (!descr || !fortran || !shape)
     fail(source, "malformed header: needs 'descr', 'fortran_order' and 'shape'");
   if (*descr == ">f4")
     fail(source, "big-endian float32 ('>f4') is not supported; save as little-endian '<f4'");
   if (*descr != "<f4")
-    fail(source, fmt::format("dtype '{}' is not supported; only float32 ('<f4')", *descr));
+    fail(source, fmt::format("dtype {} is not supported; only float32 ('<f4')", quoted(*descr)));
   // One dimension or fewer reads the same in either order.
   if (*fortran && shape->size() > 1)
     fail(source, "Fortran-order arrays are not supported; save in C order");
@@ -231,12 +269,32 @@ Array parse(std::string_view bytes, std::string_view source) {
 }
 
 Array read(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+  // O_NONBLOCK: opening a FIFO must not wait for a writer before the check
+  // below rejects it; it changes nothing for a regular file.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
     fail(path, fmt::format("cannot open: {}", std::strerror(errno)));
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad())
-    fail(path, "read error");
+  std::unique_ptr<int, void (*)(int *)> closer(&fd, [](int *f) { ::close(*f); });
+  struct stat st {};
+  if (::fstat(fd, &st) != 0)
+    fail(path, fmt::format("cannot read: {}", std::strerror(errno)));
+  if (S_ISDIR(st.st_mode))
+    fail(path, "is a directory, not a .npy file");
+  if (!S_ISREG(st.st_mode))
+    fail(path, "is not a regular file");
+  std::string bytes;
+  bytes.reserve(static_cast<size_t>(st.st_size));
+  char buffer[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      fail(path, fmt::format("cannot read: {}", std::strerror(errno)));
+    if (n == 0)
+      break;
+    bytes.append(buffer, static_cast<size_t>(n));
+  }
   return parse(bytes, path);
 }
 
@@ -266,14 +324,7 @@ std::string serialize(const Array &array) {
 }
 
 void write(const std::string &path, const Array &array) {
-  std::string bytes = serialize(array);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out)
-    fail(path, fmt::format("cannot open for writing: {}", std::strerror(errno)));
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out)
-    fail(path, "write error");
+  io::writeFileAtomically(path, serialize(array));
 }
 
 } // namespace lanejit::npy

@@ -2,8 +2,9 @@
 //
 // Enough of the format for exchanging test data with NumPy: little-endian
 // '<f4', C order, header versions 1.0, 2.0 and 3.0. Anything else (another
-// dtype, Fortran order, a truncated file) is rejected with a one-line
-// Error(Kind::Io) that starts with the file's name.
+// dtype, Fortran order, a truncated file, a directory) is rejected with a
+// one-line Error(Kind::Io) that starts with the file's name; header text it
+// quotes has control characters escaped and is cut at 80 characters.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +26,7 @@ Array read(const std::string &path);
 
 // The .npy bytes of `array` (version 1.0 unless the header needs 2.0).
 std::string serialize(const Array &array);
+// Writes the file whole or not at all (io/staged_files.h).
 void write(const std::string &path, const Array &array);
 
 } // namespace lanejit::npy

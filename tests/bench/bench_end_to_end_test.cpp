@@ -5,6 +5,8 @@
 #include "runner.h"
 #include "sha256.h"
 
+#include <lanejit/error.h>
+
 #include <nlohmann/json.hpp>
 
 #include <gtest/gtest.h>
@@ -187,6 +189,38 @@ TEST(BenchEndToEnd, AFailedCheckFailsTheRunAndIsRecorded) {
   EXPECT_FALSE(audit::auditBundle(options.out_dir).pass());
 #endif
   fs::remove_all(options.out_dir);
+}
+
+// A peer that cannot run: the run stops with an error after the case's
+// program and inputs were written.
+class ThrowingPeer : public Peer {
+public:
+  std::string name() const override { return "throwing"; }
+  std::string description() const override { return "throws when prepared"; }
+  bool supports(const std::string &op) const override { return true; }
+  std::unique_ptr<PreparedPeer> prepare(const CaseBuffers &) const override {
+    throw Error(Error::Kind::Bind, "throwing peer");
+  }
+};
+
+TEST(BenchEndToEnd, ARunThatFailsPartWayLeavesNoBundle) {
+  BenchOptions options;
+  options.protocol = tinyProtocol();
+  options.cases = {libraryCase("swiglu:3x20")};
+  options.only = {"lanejit", "throwing"};
+  options.out_dir = freshDir("bench-e2e-throws");
+  options.progress = false;
+  options.make_peers = [] {
+    std::vector<std::unique_ptr<Peer>> peers;
+    peers.push_back(std::make_unique<ThrowingPeer>());
+    return peers;
+  };
+  EXPECT_THROW(runBench(options), Error);
+  EXPECT_FALSE(fs::exists(options.out_dir));
+  // Nor its hidden staging directory beside it.
+  std::string stem = "." + options.out_dir.filename().string() + ".";
+  for (const fs::directory_entry &e : fs::directory_iterator(options.out_dir.parent_path()))
+    EXPECT_NE(e.path().filename().string().rfind(stem, 0), 0u) << e.path();
 }
 
 } // namespace

@@ -7,6 +7,7 @@
 #include <lanejit/error.h>
 #include <lanejit/kernel.h>
 #include <lanejit/library.h>
+#include <lanejit/text.h>
 
 #include "support/testing.h"
 
@@ -18,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -231,6 +233,38 @@ TEST_F(Aot, CommandErrorsAreOneLine) {
     EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << args << ": " << err;
   }
   EXPECT_FALSE(fs::exists(path("k.o"))) << "nothing written on error";
+}
+
+TEST_F(Aot, CommandChecksEveryOutputBeforeWritingAny) {
+  // The object is written first: a command that wrote as it went would
+  // replace k.o before finding the header's path bad.
+  const std::string previous = "previous contents";
+  std::ofstream(path("k.o")) << previous;
+  const std::string program = print(library::rope());
+  std::ofstream(path("p.lj")) << program;
+  fs::create_directories(path("dir"));
+  const std::pair<std::string, std::string> cases[] = {
+      {"lib:rope -o '" + path("k.o") + "' --header '" + path("no/such/dir/k.h") + "'",
+       "/no/such/dir does not exist"},
+      {"lib:rope -o '" + path("k.o") + "' --header '" + path("dir") + "'", "dir: is a directory"},
+      {"lib:rope -o '" + path("k.o") + "' --header '" + path("k.o") + "'",
+       "k.o: named twice as an output"},
+      {"lib:rope -o '" + path("k.o") + "' --header /dev/full", "/dev/full: is not a regular file"},
+      {"'" + path("p.lj") + "' -o '" + path("k.o") + "' --header '" + path("p.lj") + "'",
+       "p.lj: is also an input"}};
+  for (const auto &[args, phrase] : cases) {
+    std::string command = std::string("'") + LANEJIT_CLI_PATH + "' aot " + args + " >'" +
+                          path("out") + "' 2>'" + path("err") + "'";
+    EXPECT_EQ(shell(command), 1) << args;
+    std::string err = slurp(path("err"));
+    EXPECT_EQ(err.rfind("lanejit: error: ", 0), 0u) << args << ": " << err;
+    EXPECT_NE(err.find(phrase), std::string::npos) << args << ": " << err;
+    EXPECT_EQ(slurp(path("k.o")), previous) << args;
+  }
+  EXPECT_EQ(slurp(path("p.lj")), program);
+  EXPECT_TRUE(fs::is_character_file("/dev/full"));
+  for (const fs::directory_entry &e : fs::directory_iterator(dir_))
+    EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
 }
 
 } // namespace

@@ -18,6 +18,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -85,14 +87,60 @@ protected:
     EXPECT_NE(result.err.find(phrase), std::string::npos) << result.err;
   }
 
+  // `lanejit ARGS` with files limited to `blocks` blocks (512 bytes each in
+  // dash) and SIGXFSZ ignored, so a longer write fails with EFBIG instead of
+  // killing the process: a write failure that happens even as root.
+  Result runWithFileSizeLimit(const std::string &args, int blocks) const {
+    std::string out = path("command.stdout"), err = path("command.stderr");
+    Result r;
+    r.exit_code = test::shell("(trap '' XFSZ; ulimit -f " + std::to_string(blocks) + "; exec '" +
+                              LANEJIT_CLI_PATH + "' " + args + ") >'" + out + "' 2>'" + err + "'");
+    r.out = test::slurp(out);
+    r.err = test::slurp(err);
+    return r;
+  }
+
+  // Saves the program's text and inputs; returns " 'PROGRAM' --in ...".
+  std::string saveProgram(const Program &program, const check::Case &c) const {
+    std::ofstream(path(program.name + ".lj")) << print(program);
+    return " '" + path(program.name + ".lj") + "'" + saveInputs(c);
+  }
+
+  // Files in the scratch folder whose names mark them as temporary.
+  std::vector<std::string> temporaryFiles() const {
+    std::vector<std::string> found;
+    for (const fs::directory_entry &e : fs::recursive_directory_iterator(scratch_.path()))
+      if (e.path().filename().string().find(".tmp-") != std::string::npos)
+        found.push_back(e.path().string());
+    return found;
+  }
+
   test::ScratchDir scratch_{"lanejit_cli_test"};
 };
+
+// What an output file held before a failing command, which must leave it so.
+const std::string kPrevious = "previous contents";
+
+// Compared as a flag, so a replaced 64 KB file does not flood the log.
+void expectUntouched(const std::string &file) {
+  std::string now = test::slurp(file);
+  EXPECT_TRUE(now == kPrevious) << file << " was replaced: " << now.size() << " bytes now";
+}
 
 // y = x * gamma + bias: a row tensor, a column vector and a scalar.
 Program affine() {
   ProgramBuilder b("affine");
   Expr x = b.rows("x"), gamma = b.columns("gamma"), bias = b.scalar("bias");
   b.output("y", x * gamma + bias);
+  return b.build();
+}
+
+// Two outputs: y = x * x and z = x + x.
+Program pair() {
+  ProgramBuilder b("pair");
+  Expr x = b.rows("x");
+  b.output("y", x * x);
+  b.output("z", x + x);
   return b.build();
 }
 
@@ -184,6 +232,92 @@ TEST_F(Cli, CommandLineMistakesAreErrors) {
   expectError(run("frobnicate"), "");
   expectError(run("dump --stage=bogus lib:rope"), "");
   expectError(run("run lib:nosuchop --out y=" + path("y.npy")), "nosuchop");
+}
+
+TEST_F(Cli, ABadOutputPathLeavesEveryOutputUntouched) {
+  // y sorts before z: a command that wrote as it went would replace y first.
+  std::string in = saveProgram(pair(), check::makeCase(pair(), {4, 8}));
+  std::ofstream(path("y.npy")) << kPrevious;
+  fs::create_directories(path("dir"));
+  const std::pair<std::string, std::string> bad[] = {
+      {path("no/such/dir/z.npy"), "/no/such/dir does not exist"},
+      {path("dir"), "dir: is a directory"},
+      {path("y.npy/z.npy"), "y.npy is not a directory"},
+      {"/dev/full", "/dev/full: is not a regular file"}};
+  for (const auto &[file, phrase] : bad) {
+    SCOPED_TRACE(file);
+    expectError(run("run" + in + " --out y=" + path("y.npy") + " --out z=" + file), phrase);
+    expectUntouched(path("y.npy"));
+  }
+  EXPECT_TRUE(fs::is_character_file("/dev/full"));
+  EXPECT_EQ(temporaryFiles(), std::vector<std::string>{});
+}
+
+TEST_F(Cli, AFailedCompileOrBindLeavesTheOutputUntouched) {
+  check::Case c = check::makeCase(library::swiglu(), {2, 9});
+  std::string in = saveInputs(c), out = " --out y=" + path("y.npy");
+  std::ofstream(path("y.npy")) << kPrevious;
+  expectError(run("run --lanes 5 lib:swiglu" + in + out), "lanes must be 4, 8 or 16");
+  npy::write(path("u.npy"), npy::Array{{2, 8}, std::vector<float>(16, 1.0f)});
+  expectError(run("run lib:swiglu" + in + out), "u");
+  expectUntouched(path("y.npy"));
+}
+
+TEST_F(Cli, TheSameFileTwiceAsOutputIsRejected) {
+  std::string in = saveProgram(pair(), check::makeCase(pair(), {4, 8}));
+  expectError(run("run" + in + " --out y=" + path("o.npy") + " --out z=" + path("o.npy")),
+              "o.npy: named twice as an output");
+  EXPECT_FALSE(fs::exists(path("o.npy")));
+  // Other spellings of one file: through "..", and a hard link.
+  fs::create_directories(path("dir"));
+  expectError(run("run" + in + " --out y=" + path("o.npy") + " --out z=" + path("dir/../o.npy")),
+              "is the same file as output");
+  EXPECT_FALSE(fs::exists(path("o.npy")));
+  std::ofstream(path("o.npy")) << kPrevious;
+  fs::create_hard_link(path("o.npy"), path("link.npy"));
+  expectError(run("run" + in + " --out y=" + path("o.npy") + " --out z=" + path("link.npy")),
+              "link.npy: is the same file as output");
+  expectUntouched(path("o.npy"));
+}
+
+TEST_F(Cli, AnInputAsOutputIsRejected) {
+  std::string in = saveProgram(pair(), check::makeCase(pair(), {4, 8}));
+  std::string x = test::slurp(path("x.npy")), program = test::slurp(path("pair.lj"));
+  expectError(run("run" + in + " --out y=" + path("x.npy") + " --out z=" + path("z.npy")),
+              "x.npy: is also an input");
+  expectError(run("run" + in + " --out y=" + path("y.npy") + " --out z=" + path("pair.lj")),
+              "pair.lj: is also an input");
+  EXPECT_EQ(test::slurp(path("x.npy")), x);
+  EXPECT_EQ(test::slurp(path("pair.lj")), program);
+  EXPECT_FALSE(fs::exists(path("y.npy")));
+  EXPECT_FALSE(fs::exists(path("z.npy")));
+}
+
+TEST_F(Cli, AFailedWriteLeavesThePreviousFileAndNoTemporaryFile) {
+  // 64 x 256 floats: 64 KB, well over the 4 KB the limit allows.
+  check::Case c = check::makeCase(library::swiglu(), {64, 256});
+  std::string args = "run lib:swiglu" + saveInputs(c) + " --out y=" + path("y.npy");
+  std::ofstream(path("y.npy")) << kPrevious;
+  expectError(runWithFileSizeLimit(args, 8), "y.npy: cannot write: File too large");
+  expectUntouched(path("y.npy"));
+  EXPECT_EQ(temporaryFiles(), std::vector<std::string>{});
+  // The same command without the limit replaces the file.
+  ASSERT_EQ(run(args).exit_code, 0);
+  expectOutputMatches(c, 0, path("y.npy"));
+  EXPECT_EQ(temporaryFiles(), std::vector<std::string>{});
+}
+
+TEST_F(Cli, OutputsReplaceFilesThroughSymbolicLinksAndKeepTheirMode) {
+  check::Case c = check::makeCase(library::swiglu(), {2, 9});
+  std::ofstream(path("real.npy")) << kPrevious;
+  fs::permissions(path("real.npy"),
+                  fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  fs::create_symlink(path("real.npy"), path("link.npy"));
+  ASSERT_EQ(run("run lib:swiglu" + saveInputs(c) + " --out y=" + path("link.npy")).exit_code, 0);
+  EXPECT_TRUE(fs::is_symlink(path("link.npy")));
+  expectOutputMatches(c, 0, path("real.npy"));
+  EXPECT_EQ(fs::status(path("real.npy")).permissions(),
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
 }
 
 TEST_F(Cli, HelpExitsZero) {

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -48,11 +49,31 @@ std::string errorFor(const std::string &bytes) {
   return "";
 }
 
+// One line, and nothing a terminal would interpret: no control characters.
+void expectPrintableLine(const std::string &message) {
+  EXPECT_TRUE(std::none_of(message.begin(), message.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  })) << message;
+}
+
 void expectRejected(const std::string &bytes, const std::string &phrase) {
   std::string message = errorFor(bytes);
   EXPECT_EQ(message.rfind("bad.npy: ", 0), 0u) << message;
   EXPECT_NE(message.find(phrase), std::string::npos) << message;
   EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  expectPrintableLine(message);
+}
+
+// The message read() throws for `path`.
+std::string readError(const std::string &path) {
+  try {
+    read(path);
+  } catch (const Error &e) {
+    EXPECT_EQ(e.kind(), Error::Kind::Io);
+    return e.what();
+  }
+  ADD_FAILURE() << "read(" << path << ") accepted it";
+  return "";
 }
 
 TEST(Npy, RoundTripsAMatrix) {
@@ -147,6 +168,51 @@ TEST(Npy, RejectsMalformedHeaders) {
   expectRejected(npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2,)", 8),
                  "malformed header");
   expectRejected(npyBytes(dict("<f4", "False", "(99999999999999999999,)"), 8), "too large");
+}
+
+TEST(Npy, EchoedHeaderTextIsEscapedOnOneLine) {
+  // A key with a newline once split the message over two lines.
+  expectRejected(
+      npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'a\nb': 'x'}", 8),
+      "unexpected entry 'a\\nb'");
+  // Terminal escapes and other control characters are shown, not sent.
+  expectRejected(npyBytes(dict("\x1b[31m\x07<f4", "False", "(2,)"), 8),
+                 "dtype '\\x1b[31m\\x07<f4' is not supported");
+  expectRejected(
+      npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), '\t\r': 'x'}", 8),
+      "unexpected entry '\\t\\r'");
+}
+
+TEST(Npy, LongHeaderTextIsCutShort) {
+  // A 5 KB key or dtype is shown as its first 80 characters and "...".
+  std::string key(5000, 'k'), descr(5000, 'd');
+  std::string message = errorFor(
+      npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), '" + key + "': 'x'}", 8));
+  EXPECT_NE(message.find("unexpected entry '" + std::string(80, 'k') + "...'"), std::string::npos)
+      << message;
+  EXPECT_LT(message.size(), 200u) << message;
+  message = errorFor(npyBytes(dict(descr, "False", "(2,)"), 8));
+  EXPECT_NE(message.find("dtype '" + std::string(80, 'd') + "...'"), std::string::npos) << message;
+  EXPECT_LT(message.size(), 200u) << message;
+}
+
+TEST(Npy, ReadRejectsADirectoryNamingIt) {
+  std::string dir = std::filesystem::temp_directory_path().string();
+  std::string message = readError(dir);
+  EXPECT_EQ(message, dir + ": is a directory, not a .npy file");
+  expectPrintableLine(message);
+}
+
+TEST(Npy, ReadRejectsDevicesNamingThem) {
+  // /dev/zero would read forever; /dev/null would read as empty.
+  EXPECT_EQ(readError("/dev/zero"), "/dev/zero: is not a regular file");
+  EXPECT_EQ(readError("/dev/null"), "/dev/null: is not a regular file");
+}
+
+TEST(Npy, FileNamesWithControlCharactersStayOnOneLine) {
+  std::string message = readError("/nonexistent/lanejit/a\nb.npy");
+  EXPECT_EQ(message.rfind("/nonexistent/lanejit/a\\nb.npy: cannot open", 0), 0u) << message;
+  expectPrintableLine(message);
 }
 
 TEST(Npy, ReportsMissingFiles) {

@@ -1,9 +1,12 @@
 // `lanejit run`: .npy files in, .npy files out. Shapes come from the files;
 // every mismatch between the files and the program's declarations is an
-// error that names the buffer and the file.
+// error that names the buffer and the file. Output paths are checked before
+// anything runs, and the outputs are written whole or not at all.
 #include "commands.h"
 
 #include "check/npy.h"
+#include "io/output_paths.h"
+#include "io/staged_files.h"
 
 #include <lanejit/bind.h>
 #include <lanejit/error.h>
@@ -77,6 +80,20 @@ BufferRef bindInput(const Param &param, const npy::Array &array, const std::stri
   usageError("unknown parameter kind");
 }
 
+// Before any work: every output can be written, none is named twice, and
+// none is an input (the .npy files or the program's text).
+void checkOutputs(const std::string &program, const std::map<std::string, std::string> &in_files,
+                  const std::map<std::string, std::string> &out_files) {
+  std::vector<std::string> inputs, outputs;
+  if (!program.starts_with("lib:"))
+    inputs.push_back(program);
+  for (const auto &[name, file] : in_files)
+    inputs.push_back(file);
+  for (const auto &[name, file] : out_files)
+    outputs.push_back(file);
+  io::checkOutputPaths(outputs, inputs);
+}
+
 } // namespace
 
 void runCommand(const RunArgs &args) {
@@ -107,6 +124,7 @@ void runCommand(const RunArgs &args) {
     if (!out_files.count(output.name))
       usageError(
           fmt::format("missing --out {}=FILE.npy for output '{}'", output.name, output.name));
+  checkOutputs(args.program, in_files, out_files);
 
   Shape shape = bindShape(program, inputs, {});
   std::vector<npy::Array> results;
@@ -124,8 +142,12 @@ void runCommand(const RunArgs &args) {
 
   Kernel kernel = compile(program, args.options);
   kernel.run(inputs, outputs);
+  // Every output staged before any replaces its file: a failed write
+  // (a full disk) leaves all of them as they were.
+  io::StagedFiles files;
   for (size_t i = 0; i < results.size(); ++i)
-    npy::write(out_files.at(program.outputs[i].name), results[i]);
+    files.add(out_files.at(program.outputs[i].name), npy::serialize(results[i]));
+  files.commit();
 }
 
 } // namespace lanejit::cli

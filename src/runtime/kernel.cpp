@@ -59,12 +59,13 @@ struct Arena {
 };
 thread_local Arena arena;
 
-float *aligned64(std::vector<float> &storage, int64_t floats) {
-  size_t need = static_cast<size_t>(floats) + 16;
+float *alignedWorkspace(std::vector<float> &storage, int64_t floats) {
+  constexpr uintptr_t align = LANEJIT_WORKSPACE_ALIGN_BYTES;
+  size_t need = static_cast<size_t>(floats) + align / sizeof(float);
   if (storage.size() < need)
     storage.resize(need);
   auto p = reinterpret_cast<uintptr_t>(storage.data());
-  return reinterpret_cast<float *>((p + 63) & ~uintptr_t(63));
+  return reinterpret_cast<float *>((p + align - 1) & ~(align - 1));
 }
 
 // Every column offset and count the program uses must be a non-negative
@@ -133,7 +134,7 @@ void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> o
   // Column ranges were checked above, so the public workspaceFloats() check
   // need not run again on every call.
   int64_t wsFloats = lower::workspaceFloats(impl_->code->workspace, shape.cols);
-  float *workspace = wsFloats ? aligned64(arena.workspace, wsFloats) : nullptr;
+  float *workspace = wsFloats ? alignedWorkspace(arena.workspace, wsFloats) : nullptr;
   LaunchArgs args{buffers.data(), strides.data(), shape.rows, shape.cols, workspace};
   NativeEntry entry = impl_->code->entry;
   int64_t block = impl_->options.block_rows;
@@ -149,6 +150,9 @@ int64_t Kernel::workspaceFloats(int64_t cols) const {
   // whole number for this C (C/2 at odd C): refuse, as run() does.
   checkColumnRanges(*impl_->code, cols);
   return lower::workspaceFloats(impl_->code->workspace, cols);
+}
+const std::vector<Dim> &Kernel::workspaceSlots() const {
+  return impl_->code->workspace;
 }
 const Program &Kernel::program() const {
   return impl_->program;

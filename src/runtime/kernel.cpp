@@ -14,6 +14,8 @@
 namespace lanejit {
 namespace {
 
+constexpr int64_t kMaxI32 = std::numeric_limits<int32_t>::max();
+
 struct ByteRange {
   uintptr_t begin = 0, end = 0; // [begin, end)
   bool overlaps(const ByteRange &o) const {
@@ -24,23 +26,28 @@ struct ByteRange {
 // The bytes the kernel can touch through a buffer bound to `shape` (row
 // padding included between rows): a scalar is one float and a column
 // vector one row, whatever rows/cols the caller wrote in its BufferRef.
+// bindShape has checked the span fits, so byteSpan does not throw here.
 ByteRange rangeOf(const BufferRef &b, ParamKind kind, Shape shape) {
   if (!b.data)
     return {};
-  int64_t elements = 1;
-  if (kind != ParamKind::Scalar) {
-    int64_t rows = kind == ParamKind::RowTensor ? shape.rows : 1;
-    if (rows <= 0 || b.cols <= 0)
-      return {};
-    elements = (rows - 1) * b.stride() + b.cols;
-  }
   auto start = reinterpret_cast<uintptr_t>(b.data);
-  return {start, start + static_cast<uintptr_t>(elements) * sizeof(float)};
+  if (kind == ParamKind::Scalar)
+    return {start, start + sizeof(float)};
+  int64_t rows = kind == ParamKind::RowTensor ? shape.rows : 1;
+  return {start, start + static_cast<uintptr_t>(byteSpan(b, rows, "buffer"))};
 }
 
 std::string bufferLabel(const Program &p, bool output, size_t i) {
   return std::string(output ? "output '" : "input '") +
          (output ? p.outputs[i].name : p.inputs[i].name) + "'";
+}
+
+// A buffer's column indices are i32 inside the kernel too (its columns
+// may be a multiple of C, or not depend on C at all).
+void requireI32Columns(const BufferRef &b, const Program &p, bool output, size_t i) {
+  if (b.cols > kMaxI32)
+    throw Error(Error::Kind::Bind, bufferLabel(p, output, i) + ": " + std::to_string(b.cols) +
+                                       " columns: column indices are 32-bit, at most 2^31 - 1");
 }
 
 // Whether an input is exactly an output: element (r, c) of one is element
@@ -70,10 +77,30 @@ float *alignedWorkspace(std::vector<float> &storage, int64_t floats) {
 
 // Every column offset and count the program uses must be a non-negative
 // integer for `cols`: the entry's integer division would silently
-// truncate. Throws the error naming the node.
+// truncate. Column indices are i32 inside the kernel, so each must also
+// fit in 31 bits (C does not bound 2*C). Throws the error naming the node.
 void checkColumnRanges(const CompiledCode &code, int64_t cols) {
+  if (cols > kMaxI32)
+    throw Error(Error::Kind::Bind,
+                "C = " + std::to_string(cols) + " columns: at most 2^31 - 1 are supported");
   for (const auto &[dim, what] : code.dims)
-    evaluateDim(dim, cols, what);
+    if (int64_t v = evaluateDim(dim, cols, what); v > kMaxI32)
+      throw Error(Error::Kind::Bind, dim.str() + " = " + std::to_string(v) + " for C = " +
+                                         std::to_string(cols) + " (" + what +
+                                         "): column indices are 32-bit, at most 2^31 - 1");
+}
+
+// The row index is i32 inside the kernel: a program that reads it cannot
+// run more rows than that. Walked only for such a shape, off the common path.
+void checkRowIndexRange(const Program &program, int64_t rows) {
+  if (rows <= kMaxI32)
+    return;
+  bool readsRow = false;
+  forEachNode(program, [&](const Expr &e) { readsRow = readsRow || e->kind == NodeKind::RowIndex; });
+  if (readsRow)
+    throw Error(Error::Kind::Bind, "R = " + std::to_string(rows) + " rows: program '" +
+                                       program.name +
+                                       "' reads the row index, which is 32-bit (at most 2^31 - 1)");
 }
 
 } // namespace
@@ -85,14 +112,12 @@ void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> o
                 "program '" + program.name + "' has " + std::to_string(program.outputs.size()) +
                     " outputs; the call passed " + std::to_string(outputs.size()));
   Shape shape = bindShape(program, inputs, outputs);
-  // Column indices are i32 inside the kernel.
-  if (shape.cols > std::numeric_limits<int32_t>::max())
-    throw Error(Error::Kind::Bind,
-                "C = " + std::to_string(shape.cols) + " columns: at most 2^31 - 1 are supported");
   checkColumnRanges(*impl_->code, shape.cols);
+  checkRowIndexRange(program, shape.rows);
 
   std::array<ByteRange, kMaxBuffers> outRanges{};
   for (size_t i = 0; i < outputs.size(); ++i) {
+    requireI32Columns(outputs[i], program, true, i);
     outRanges[i] = rangeOf(outputs[i], ParamKind::RowTensor, shape);
     for (size_t j = 0; j < i; ++j)
       if (outRanges[i].overlaps(outRanges[j]))
@@ -107,6 +132,8 @@ void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> o
   for (size_t i = 0; i < inputs.size(); ++i, ++n) {
     buffers[n] = inputs[i].data;
     strides[n] = inputs[i].stride();
+    if (program.inputs[i].kind != ParamKind::Scalar)
+      requireI32Columns(inputs[i], program, false, i);
     ByteRange in = rangeOf(inputs[i], program.inputs[i].kind, shape);
     bool partial = false;
     for (size_t j = 0; j < outputs.size(); ++j)

@@ -27,9 +27,11 @@ public:
   int64_t denom() const { return d_; }
   bool isConstant() const { return a_ == 0; }
 
-  // The value for a concrete C, or nullopt when it is not an integer.
+  // The value for a concrete C, or nullopt when it is not an integer (or
+  // not an int64_t).
   std::optional<int64_t> evaluate(int64_t c) const;
-  // The C that makes this Dim equal `value`, when there is exactly one.
+  // The C that makes this Dim equal `value`, when there is exactly one (and
+  // the arithmetic stays in int64_t).
   std::optional<int64_t> solveFor(int64_t value) const;
 
   friend Dim operator+(const Dim &x, const Dim &y);

@@ -13,6 +13,7 @@
 
 #include <lanejit/buffer.h>
 #include <lanejit/ir.h>
+#include <lanejit/launch_abi.h>
 #include <lanejit/options.h>
 #include <lanejit/report.h>
 
@@ -21,18 +22,13 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace lanejit {
 
-// The native entry's argument block (C ABI; docs/architecture.md).
-struct LaunchArgs {
-  void *const *buffers;       // inputs, then outputs, in declaration order
-  const int64_t *row_strides; // elements, same order
-  int64_t rows;
-  int64_t cols;     // the bound C
-  float *workspace; // Kernel::workspaceFloats(cols) floats, 64-byte aligned;
-                    // may be null when that is 0. Private to one call.
-};
+// The native entry's argument block: the C struct of lanejit/launch_abi.h
+// (its one definition; the fields are documented there).
+using LaunchArgs = ::lanejit_launch_args;
 using NativeEntry = void (*)(const LaunchArgs *args, int64_t row_begin,
                              int64_t row_end);
 
@@ -69,6 +65,11 @@ public:
   // be staged by the caller, as run() does.
   NativeEntry nativeEntry() const;
   int64_t workspaceFloats(int64_t cols) const;
+  // The workspace's slots in order, as functions of C: slot i holds
+  // slots[i] floats rounded up to a multiple of 16 (64 bytes), packed from
+  // the start; workspaceFloats(C) is their sum. `lanejit aot` writes this
+  // rule into its header.
+  const std::vector<Dim> &workspaceSlots() const;
 
   const Program &program() const;
   const CompileOptions &options() const;

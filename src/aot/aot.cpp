@@ -4,10 +4,14 @@
 #include <lanejit/error.h>
 #include <lanejit/inspect.h>
 #include <lanejit/kernel.h>
+#include <lanejit/launch_abi.h>
+
+#include "lower/plan.h"
 
 #include <fmt/format.h>
 
 #include <cctype>
+#include <cstddef>
 #include <sstream>
 
 namespace lanejit::aot {
@@ -53,6 +57,100 @@ std::string bufferTable(const Program &p) {
   return rows;
 }
 
+// lanejit_launch_args exactly as lanejit/launch_abi.h defines it (one field
+// list, stringified), plus asserts pinning the offsets this object's code
+// loads from, so a caller compiled with any other layout does not build.
+#define LANEJIT_AOT_TEXT_(...) #__VA_ARGS__
+#define LANEJIT_AOT_TEXT(...) LANEJIT_AOT_TEXT_(__VA_ARGS__)
+
+std::string launchArgsDefinition() {
+  std::string fields;
+  std::stringstream in(LANEJIT_AOT_TEXT(LANEJIT_LAUNCH_ARGS_FIELDS));
+  std::string field;
+  while (std::getline(in >> std::ws, field, ';'))
+    fields += "  " + field + ";\n";
+  std::string asserts;
+  auto pin = [&](const char *what, size_t value) {
+    asserts += fmt::format("LANEJIT_ABI_ASSERT({} == {}, \"lanejit_launch_args layout\");\n",
+                           what, value);
+  };
+  pin("offsetof(lanejit_launch_args, buffers)", offsetof(LaunchArgs, buffers));
+  pin("offsetof(lanejit_launch_args, row_strides)", offsetof(LaunchArgs, row_strides));
+  pin("offsetof(lanejit_launch_args, rows)", offsetof(LaunchArgs, rows));
+  pin("offsetof(lanejit_launch_args, cols)", offsetof(LaunchArgs, cols));
+  pin("offsetof(lanejit_launch_args, workspace)", offsetof(LaunchArgs, workspace));
+  pin("sizeof(lanejit_launch_args)", sizeof(LaunchArgs));
+  return fmt::format(R"(#ifndef LANEJIT_LAUNCH_ARGS_DEFINED
+#define LANEJIT_LAUNCH_ARGS_DEFINED
+/* The layout of lanejit/launch_abi.h (lanejit::LaunchArgs). */
+typedef struct lanejit_launch_args {{
+{}}} lanejit_launch_args;
+#endif
+
+#ifndef LANEJIT_ABI_ASSERT
+#ifdef __cplusplus
+#define LANEJIT_ABI_ASSERT(cond, message) static_assert(cond, message)
+#else
+#define LANEJIT_ABI_ASSERT(cond, message) _Static_assert(cond, message)
+#endif
+#endif
+{})",
+                     fields, asserts);
+}
+
+// A slot's Dim as a C expression of `C`; the caller guarantees it is a
+// non-negative integer, so C's truncating division computes it exactly.
+std::string cExpression(const Dim &d) {
+  std::string text = d.coeff() == 0   ? ""
+                     : d.coeff() == 1 ? "C"
+                                      : fmt::format("{} * C", d.coeff());
+  if (text.empty())
+    text = fmt::format("{}", d.offset());
+  else if (d.offset() > 0)
+    text += fmt::format(" + {}", d.offset());
+  else if (d.offset() < 0)
+    text += fmt::format(" - {}", uint64_t{0} - static_cast<uint64_t>(d.offset()));
+  return d.denom() == 1 ? text : fmt::format("({}) / {}", text, d.denom());
+}
+
+// Kernel::workspaceFloats as a C function: the rule of lower::workspaceFloats
+// (each slot rounded up to kWorkspaceAlign floats, packed in order).
+std::string workspaceFunction(const Kernel &kernel, const std::string &id) {
+  static_assert(lower::kWorkspaceAlign * sizeof(float) == LANEJIT_WORKSPACE_ALIGN_BYTES);
+  std::string terms;
+  for (const Dim &slot : kernel.workspaceSlots())
+    terms += fmt::format("{}(({} + {}) / {} * {})", terms.empty() ? "" : "\n       + ",
+                         cExpression(slot), lower::kWorkspaceAlign - 1, lower::kWorkspaceAlign,
+                         lower::kWorkspaceAlign);
+  return fmt::format("static inline int64_t lanejit_{}_workspace_floats(int64_t C) {{\n{}}}\n", id,
+                     terms.empty() ? "  (void)C;\n  return 0;\n" : "  return " + terms + ";\n");
+}
+
+// The slots in words, as lines of the header's comment.
+std::string workspaceDescription(const Kernel &kernel) {
+  const std::vector<Dim> &slots = kernel.workspaceSlots();
+  std::string text = "This kernel's workspace: none.";
+  if (!slots.empty()) {
+    std::vector<std::string> sizes;
+    for (const Dim &slot : slots)
+      sizes.push_back(slot.str());
+    text = fmt::format("This kernel's workspace: {} slot{} of {} floats, each rounded up to a "
+                       "multiple of {}.",
+                       slots.size(), slots.size() == 1 ? "" : "s", fmt::join(sizes, ", "),
+                       lower::kWorkspaceAlign);
+  }
+  std::stringstream words(text);
+  std::string word, out, line;
+  while (words >> word) {
+    if (!line.empty() && line.size() + word.size() > 70) {
+      out += " * " + line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  return out + " * " + line + "\n";
+}
+
 std::string makeHeader(const Kernel &kernel, const std::vector<std::string> &imports) {
   const Program &p = kernel.program();
   const CompileStats &s = kernel.stats();
@@ -72,6 +170,10 @@ std::string makeHeader(const Kernel &kernel, const std::vector<std::string> &imp
  * {entry}(&args, row_begin, row_end) computes rows [row_begin, row_end).
  * args.buffers[i] and args.row_strides[i] (in floats), in this order:
 {table} *
+ * args.rows = R, args.cols = C, and args.workspace points to
+ * lanejit_{id}_workspace_floats(C) floats, 64-byte aligned, not shared
+ * with a concurrent call; it may be NULL when that count is 0.
+{workspace} *
  * The entry checks nothing. The caller guarantees what Kernel::run checks:
  * non-null f32 buffers of the shapes above for args.cols = C, every column
  * count above a non-negative integer for that C, row strides >= the
@@ -80,25 +182,18 @@ std::string makeHeader(const Kernel &kernel, const std::vector<std::string> &imp
 #ifndef {guard}
 #define {guard}
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {{
 #endif
 
-#ifndef LANEJIT_LAUNCH_ARGS_DEFINED
-#define LANEJIT_LAUNCH_ARGS_DEFINED
-/* Same layout as lanejit::LaunchArgs (lanejit/kernel.h). */
-typedef struct lanejit_launch_args {{
-  void *const *buffers;
-  const int64_t *row_strides;
-  int64_t rows;
-  int64_t cols;
-}} lanejit_launch_args;
-#endif
-
+{launch_args}
 void {entry}(const lanejit_launch_args *args, int64_t row_begin, int64_t row_end);
 
+/* Floats of workspace a call with args.cols = C needs. */
+{workspace_function}
 /* A name without the per-process counter, and the buffer count. */
 #define lanejit_{id}_entry {entry}
 #define LANEJIT_{upper}_BUFFERS {buffers}
@@ -115,7 +210,10 @@ void {entry}(const lanejit_launch_args *args, int64_t row_begin, int64_t row_end
       fmt::arg("features", requiredFeatures(s.features)), fmt::arg("entry", kernel.entrySymbol()),
       fmt::arg("table", bufferTable(p)), fmt::arg("guard", guard), fmt::arg("id", id),
       fmt::arg("upper", guard.substr(12, guard.size() - 14)),
-      fmt::arg("buffers", p.inputs.size() + p.outputs.size()));
+      fmt::arg("buffers", p.inputs.size() + p.outputs.size()),
+      fmt::arg("launch_args", launchArgsDefinition()),
+      fmt::arg("workspace", workspaceDescription(kernel)),
+      fmt::arg("workspace_function", workspaceFunction(kernel, id)));
 }
 
 } // namespace

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -26,14 +27,23 @@ float sentinel() {
 int64_t payloadElements(int64_t rows, int64_t cols, int64_t stride) {
   if (rows <= 0 || cols <= 0)
     return 0;
-  return (rows - 1) * stride + cols;
+  return (rows - 1) * stride + cols; // the constructor checked it fits
 }
 
 // Total floats allocated: guard + payload + guard, rounded up to a whole
-// number of alignment units as aligned_alloc requires.
-size_t allocationBytes(int64_t payload) {
-  size_t bytes = static_cast<size_t>(payload + 2 * GuardedBuffer::kGuard) * sizeof(float);
-  return (bytes + kAlignment - 1) / kAlignment * kAlignment;
+// number of alignment units as aligned_alloc requires; nullopt when that
+// overflows.
+std::optional<size_t> allocationBytes(int64_t rows, int64_t cols, int64_t stride) {
+  int64_t floats = 0, bytes = 0;
+  if (rows > 0 && cols > 0 &&
+      (__builtin_mul_overflow(rows - 1, stride, &floats) ||
+       __builtin_add_overflow(floats, cols, &floats)))
+    return std::nullopt;
+  if (__builtin_add_overflow(floats, 2 * GuardedBuffer::kGuard, &floats) ||
+      __builtin_mul_overflow(floats, int64_t{sizeof(float)}, &bytes) ||
+      __builtin_add_overflow(bytes, int64_t{kAlignment - 1}, &bytes))
+    return std::nullopt;
+  return static_cast<size_t>(bytes) / kAlignment * kAlignment;
 }
 
 bool zoneIntact(const float *zone) {
@@ -54,8 +64,12 @@ GuardedBuffer::GuardedBuffer(int64_t rows, int64_t cols, int64_t row_stride)
     throw Error(Error::Kind::Bind, "GuardedBuffer: bad shape [" + std::to_string(rows) + ", " +
                                        std::to_string(cols) + "] with row stride " +
                                        std::to_string(row_stride));
-  size_t bytes = allocationBytes(elements());
-  base_ = static_cast<float *>(std::aligned_alloc(kAlignment, bytes));
+  std::optional<size_t> bytes = allocationBytes(rows, cols, row_stride);
+  if (!bytes)
+    throw Error(Error::Kind::Bind, "GuardedBuffer: shape [" + std::to_string(rows) + ", " +
+                                       std::to_string(cols) + "] with row stride " +
+                                       std::to_string(row_stride) + " overflows the address space");
+  base_ = static_cast<float *>(std::aligned_alloc(kAlignment, *bytes));
   if (!base_)
     throw std::bad_alloc();
   payload_ = base_ + kGuard;
@@ -69,7 +83,7 @@ GuardedBuffer::GuardedBuffer(const GuardedBuffer &other)
     : rows_(other.rows_), cols_(other.cols_), stride_(other.stride_) {
   if (!other.base_)
     return;
-  size_t bytes = allocationBytes(elements());
+  size_t bytes = *allocationBytes(rows_, cols_, stride_);
   base_ = static_cast<float *>(std::aligned_alloc(kAlignment, bytes));
   if (!base_)
     throw std::bad_alloc();

@@ -3,9 +3,12 @@
 #include "codegen/emit_ops.h"
 
 #include <lanejit/error.h>
+#include <lanejit/launch_abi.h>
 
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Module.h>
+
+#include <cstddef>
 
 namespace lanejit::codegen {
 
@@ -39,13 +42,14 @@ void KernelEmitter::createFunction(const std::string &name) {
   rowBegin_->setName("row_begin");
   rowEnd_->setName("row_end");
 
-  // LaunchArgs: {ptr buffers, ptr row_strides, i64 rows, i64 cols, ptr workspace}.
-  Value *buffers = b_.CreateLoad(ptr, args, "buffers");
-  Value *strides =
-      b_.CreateLoad(ptr, b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), args, 8), "row_strides");
-  cols_ = b_.CreateLoad(i64, b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), args, 24), "C");
-  workspace_ =
-      b_.CreateLoad(ptr, b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), args, 32), "workspace");
+  // The fields of lanejit_launch_args (lanejit/launch_abi.h), at its offsets.
+  auto field = [&](llvm::Type *type, size_t offset, const char *name) {
+    return b_.CreateLoad(type, b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), args, offset), name);
+  };
+  Value *buffers = field(ptr, offsetof(lanejit_launch_args, buffers), "buffers");
+  Value *strides = field(ptr, offsetof(lanejit_launch_args, row_strides), "row_strides");
+  cols_ = field(i64, offsetof(lanejit_launch_args, cols), "C");
+  workspace_ = field(ptr, offsetof(lanejit_launch_args, workspace), "workspace");
   size_t count = program_.inputs.size() + program_.outputs.size();
   for (size_t i = 0; i < count; ++i) {
     std::string n = bufferName(i);

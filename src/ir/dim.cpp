@@ -2,6 +2,7 @@
 
 #include "hash.h"
 
+#include <cstdint>
 #include <numeric>
 
 namespace lanejit {
@@ -24,7 +25,10 @@ Dim Dim::affine(int64_t a, int64_t b, int64_t d) {
 }
 
 std::optional<int64_t> Dim::evaluate(int64_t c) const {
-  int64_t num = a_ * c + b_;
+  // C comes from a caller's buffer: a value out of int64_t range is no value.
+  int64_t num = 0;
+  if (__builtin_mul_overflow(a_, c, &num) || __builtin_add_overflow(num, b_, &num))
+    return std::nullopt;
   if (num % d_ != 0)
     return std::nullopt;
   return num / d_;
@@ -33,7 +37,10 @@ std::optional<int64_t> Dim::evaluate(int64_t c) const {
 std::optional<int64_t> Dim::solveFor(int64_t value) const {
   if (a_ == 0)
     return std::nullopt;
-  int64_t num = value * d_ - b_;
+  int64_t num = 0;
+  if (__builtin_mul_overflow(value, d_, &num) || __builtin_sub_overflow(num, b_, &num) ||
+      (a_ == -1 && num == INT64_MIN))
+    return std::nullopt;
   if (num % a_ != 0)
     return std::nullopt;
   return num / a_;

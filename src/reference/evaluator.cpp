@@ -76,6 +76,7 @@ void checkInputs(const Program &p, std::span<const BufferRef> inputs, Shape shap
            std::to_string(b.cols) + " columns");
     if (!b.data && rows > 0 && cols > 0)
       fail(who + ": null data pointer");
+    byteSpan(b, rows, who);
   }
 }
 

@@ -4,6 +4,7 @@
 #include <lanejit/bind.h>
 #include <lanejit/error.h>
 
+#include <cstdint>
 #include <optional>
 
 namespace lanejit {
@@ -134,15 +135,38 @@ void checkSlot(const Slot &s, Shape shape) {
   }
   if (!b.data && b.rows > 0 && b.cols > 0)
     fail(s.who() + ": null data pointer");
+  byteSpan(b, b.rows, s.who());
 }
 
 } // namespace
+
+int64_t byteSpan(const BufferRef &b, int64_t rows, std::string_view who) {
+  if (rows <= 0 || b.cols <= 0)
+    return 0;
+  // (rows - 1) * stride + cols floats, then bytes, then the end address:
+  // each step checked, since a wrapped span would pass the overlap checks
+  // and the kernel's row offsets would wrap the same way.
+  int64_t elements = 0, bytes = 0;
+  uintptr_t end = 0;
+  if (__builtin_mul_overflow(rows - 1, b.stride(), &elements) ||
+      __builtin_add_overflow(elements, b.cols, &elements) ||
+      __builtin_mul_overflow(elements, int64_t{sizeof(float)}, &bytes) ||
+      __builtin_add_overflow(reinterpret_cast<uintptr_t>(b.data), static_cast<uint64_t>(bytes),
+                             &end))
+    fail(std::string(who) + ": " + std::to_string(rows) + " rows of " + std::to_string(b.cols) +
+         " columns with row stride " + std::to_string(b.stride()) +
+         " span more bytes than the address space holds");
+  return bytes;
+}
 
 int64_t evaluateDim(const Dim &dim, int64_t c, std::string_view what) {
   std::optional<int64_t> v = dim.evaluate(c);
   if (v && *v >= 0)
     return *v;
   std::string where = " for C = " + std::to_string(c) + " (" + std::string(what) + ")";
+  __int128 numerator = static_cast<__int128>(dim.coeff()) * c + dim.offset();
+  if (!v && (numerator > INT64_MAX || numerator < INT64_MIN))
+    fail(dim.str() + " overflows a 64-bit integer" + where);
   if (!v)
     fail(dim.str() + " is not an integer" + where);
   fail(dim.str() + " is negative (" + std::to_string(*v) + ")" + where);

@@ -14,6 +14,8 @@
 namespace lanejit {
 namespace {
 
+constexpr int64_t kMaxI32 = std::numeric_limits<int32_t>::max();
+
 struct ByteRange {
   uintptr_t begin = 0, end = 0; // [begin, end)
   bool overlaps(const ByteRange &o) const {
@@ -24,23 +26,28 @@ struct ByteRange {
 // The bytes the kernel can touch through a buffer bound to `shape` (row
 // padding included between rows): a scalar is one float and a column
 // vector one row, whatever rows/cols the caller wrote in its BufferRef.
+// bindShape has checked the span fits, so byteSpan does not throw here.
 ByteRange rangeOf(const BufferRef &b, ParamKind kind, Shape shape) {
   if (!b.data)
     return {};
-  int64_t elements = 1;
-  if (kind != ParamKind::Scalar) {
-    int64_t rows = kind == ParamKind::RowTensor ? shape.rows : 1;
-    if (rows <= 0 || b.cols <= 0)
-      return {};
-    elements = (rows - 1) * b.stride() + b.cols;
-  }
   auto start = reinterpret_cast<uintptr_t>(b.data);
-  return {start, start + static_cast<uintptr_t>(elements) * sizeof(float)};
+  if (kind == ParamKind::Scalar)
+    return {start, start + sizeof(float)};
+  int64_t rows = kind == ParamKind::RowTensor ? shape.rows : 1;
+  return {start, start + static_cast<uintptr_t>(byteSpan(b, rows, "buffer"))};
 }
 
 std::string bufferLabel(const Program &p, bool output, size_t i) {
   return std::string(output ? "output '" : "input '") +
          (output ? p.outputs[i].name : p.inputs[i].name) + "'";
+}
+
+// A buffer's column indices are i32 inside the kernel too (its columns
+// may be a multiple of C, or not depend on C at all).
+void requireI32Columns(const BufferRef &b, const Program &p, bool output, size_t i) {
+  if (b.cols > kMaxI32)
+    throw Error(Error::Kind::Bind, bufferLabel(p, output, i) + ": " + std::to_string(b.cols) +
+                                       " columns: column indices are 32-bit, at most 2^31 - 1");
 }
 
 // Whether an input is exactly an output: element (r, c) of one is element
@@ -59,20 +66,41 @@ struct Arena {
 };
 thread_local Arena arena;
 
-float *aligned64(std::vector<float> &storage, int64_t floats) {
-  size_t need = static_cast<size_t>(floats) + 16;
+float *alignedWorkspace(std::vector<float> &storage, int64_t floats) {
+  constexpr uintptr_t align = LANEJIT_WORKSPACE_ALIGN_BYTES;
+  size_t need = static_cast<size_t>(floats) + align / sizeof(float);
   if (storage.size() < need)
     storage.resize(need);
   auto p = reinterpret_cast<uintptr_t>(storage.data());
-  return reinterpret_cast<float *>((p + 63) & ~uintptr_t(63));
+  return reinterpret_cast<float *>((p + align - 1) & ~(align - 1));
 }
 
 // Every column offset and count the program uses must be a non-negative
 // integer for `cols`: the entry's integer division would silently
-// truncate. Throws the error naming the node.
+// truncate. Column indices are i32 inside the kernel, so each must also
+// fit in 31 bits (C does not bound 2*C). Throws the error naming the node.
 void checkColumnRanges(const CompiledCode &code, int64_t cols) {
+  if (cols > kMaxI32)
+    throw Error(Error::Kind::Bind,
+                "C = " + std::to_string(cols) + " columns: at most 2^31 - 1 are supported");
   for (const auto &[dim, what] : code.dims)
-    evaluateDim(dim, cols, what);
+    if (int64_t v = evaluateDim(dim, cols, what); v > kMaxI32)
+      throw Error(Error::Kind::Bind, dim.str() + " = " + std::to_string(v) + " for C = " +
+                                         std::to_string(cols) + " (" + what +
+                                         "): column indices are 32-bit, at most 2^31 - 1");
+}
+
+// The row index is i32 inside the kernel: a program that reads it cannot
+// run more rows than that. Walked only for such a shape, off the common path.
+void checkRowIndexRange(const Program &program, int64_t rows) {
+  if (rows <= kMaxI32)
+    return;
+  bool readsRow = false;
+  forEachNode(program, [&](const Expr &e) { readsRow = readsRow || e->kind == NodeKind::RowIndex; });
+  if (readsRow)
+    throw Error(Error::Kind::Bind, "R = " + std::to_string(rows) + " rows: program '" +
+                                       program.name +
+                                       "' reads the row index, which is 32-bit (at most 2^31 - 1)");
 }
 
 } // namespace
@@ -84,14 +112,12 @@ void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> o
                 "program '" + program.name + "' has " + std::to_string(program.outputs.size()) +
                     " outputs; the call passed " + std::to_string(outputs.size()));
   Shape shape = bindShape(program, inputs, outputs);
-  // Column indices are i32 inside the kernel.
-  if (shape.cols > std::numeric_limits<int32_t>::max())
-    throw Error(Error::Kind::Bind,
-                "C = " + std::to_string(shape.cols) + " columns: at most 2^31 - 1 are supported");
   checkColumnRanges(*impl_->code, shape.cols);
+  checkRowIndexRange(program, shape.rows);
 
   std::array<ByteRange, kMaxBuffers> outRanges{};
   for (size_t i = 0; i < outputs.size(); ++i) {
+    requireI32Columns(outputs[i], program, true, i);
     outRanges[i] = rangeOf(outputs[i], ParamKind::RowTensor, shape);
     for (size_t j = 0; j < i; ++j)
       if (outRanges[i].overlaps(outRanges[j]))
@@ -106,6 +132,8 @@ void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> o
   for (size_t i = 0; i < inputs.size(); ++i, ++n) {
     buffers[n] = inputs[i].data;
     strides[n] = inputs[i].stride();
+    if (program.inputs[i].kind != ParamKind::Scalar)
+      requireI32Columns(inputs[i], program, false, i);
     ByteRange in = rangeOf(inputs[i], program.inputs[i].kind, shape);
     bool partial = false;
     for (size_t j = 0; j < outputs.size(); ++j)
@@ -133,7 +161,7 @@ void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> o
   // Column ranges were checked above, so the public workspaceFloats() check
   // need not run again on every call.
   int64_t wsFloats = lower::workspaceFloats(impl_->code->workspace, shape.cols);
-  float *workspace = wsFloats ? aligned64(arena.workspace, wsFloats) : nullptr;
+  float *workspace = wsFloats ? alignedWorkspace(arena.workspace, wsFloats) : nullptr;
   LaunchArgs args{buffers.data(), strides.data(), shape.rows, shape.cols, workspace};
   NativeEntry entry = impl_->code->entry;
   int64_t block = impl_->options.block_rows;
@@ -149,6 +177,9 @@ int64_t Kernel::workspaceFloats(int64_t cols) const {
   // whole number for this C (C/2 at odd C): refuse, as run() does.
   checkColumnRanges(*impl_->code, cols);
   return lower::workspaceFloats(impl_->code->workspace, cols);
+}
+const std::vector<Dim> &Kernel::workspaceSlots() const {
+  return impl_->code->workspace;
 }
 const Program &Kernel::program() const {
   return impl_->program;

@@ -124,6 +124,18 @@ TEST(GuardedBuffer, CopiesAreDeepAndMovesTransferOwnership) {
   EXPECT_EQ(moved.elements(), 1);
 }
 
+TEST(GuardedBuffer, RefusesAShapeWhoseSizeOverflows) {
+  // (3 - 1) * 2^62 floats wrap to a small allocation without the check.
+  try {
+    GuardedBuffer b(3, 8, int64_t{1} << 62);
+    ADD_FAILURE() << "accepted";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.kind(), Error::Kind::Bind);
+    EXPECT_NE(std::string(e.what()).find("overflows"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(GuardedBuffer(int64_t{1} << 62, 8, 8), Error);
+}
+
 TEST(GuardedBuffer, FillCoversStridePadding) {
   GuardedBuffer b(2, 3, 5);
   b.fill(4.0f);

@@ -58,6 +58,19 @@ TEST(Dim, SolvesForC) {
   EXPECT_EQ(Dim(4).solveFor(4), std::nullopt); // a constant does not determine C
 }
 
+TEST(Dim, ValuesOutsideInt64AreNotValues) {
+  // C comes from a caller's buffer: 2*C or C/2's C may not be an int64_t.
+  const int64_t big = int64_t{1} << 62;
+  EXPECT_EQ((C * 2).evaluate(big), std::nullopt);
+  EXPECT_EQ((C + 1).evaluate(INT64_MAX), std::nullopt);
+  EXPECT_EQ((C - 1).evaluate(INT64_MIN), std::nullopt);
+  EXPECT_EQ((C * 2).evaluate(big - 1), 2 * (big - 1));
+  EXPECT_EQ((C / 2).solveFor(big), std::nullopt);
+  EXPECT_EQ((C + 1).solveFor(INT64_MIN), std::nullopt);
+  EXPECT_EQ((Dim(5) - C).solveFor(INT64_MIN + 5), std::nullopt) << "-INT64_MIN";
+  EXPECT_EQ((C / 2).solveFor(big - 1), 2 * (big - 1));
+}
+
 TEST(Dim, ProvablyLessEqualHoldsForEveryC) {
   EXPECT_TRUE(provablyLessEqual(0, C));
   EXPECT_TRUE(provablyLessEqual(C / 2, C));

@@ -20,6 +20,7 @@
 #include <fstream>
 #include <sstream>
 #include <utility>
+#include <vector>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,14 +34,21 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Reads raw f32 buffers, calls the entry over row blocks, writes outputs.
-// Usage: driver ROWS COLS BLOCK then per buffer: in|out PATH STRIDE ELEMENTS.
+// Reads raw f32 buffers, calls the entry over row blocks with the workspace
+// the header asks for, writes outputs.
+// Usage: driver ROWS COLS BLOCK then per buffer: in|out PATH STRIDE ELEMENTS;
+// or driver ws C... to print the header's workspace floats for each C.
 const char *kDriver = R"(#include "kernel.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 int main(int argc, char **argv) {
+  if (strcmp(argv[1], "ws") == 0) {
+    for (int i = 2; i < argc; ++i)
+      printf("%lld\n", (long long)LANEJIT_WORKSPACE_FLOATS(atoll(argv[i])));
+    return 0;
+  }
   int64_t rows = atoll(argv[1]), cols = atoll(argv[2]), block = atoll(argv[3]);
   int n = (argc - 4) / 4;
   void *buffers[64];
@@ -63,9 +71,17 @@ int main(int argc, char **argv) {
       memset(buffers[i], 0xff, bytes); /* NaN */
     }
   }
-  lanejit_launch_args args = {buffers, strides, rows, cols};
+  /* Exactly the floats the header asks for, then a sentinel that shows an
+     undersized count. */
+  int64_t ws_floats = LANEJIT_WORKSPACE_FLOATS(cols);
+  unsigned char *ws = aligned_alloc(64, (size_t)(ws_floats + 16) * sizeof(float));
+  memset(ws + ws_floats * sizeof(float), 0xab, 16 * sizeof(float));
+  lanejit_launch_args args = {buffers, strides, rows, cols, ws_floats ? (float *)ws : NULL};
   for (int64_t r = 0; r < rows; r += block)
     LANEJIT_ENTRY(&args, r, r + block < rows ? r + block : rows);
+  for (size_t i = 0; i < 16 * sizeof(float); ++i)
+    if (ws[ws_floats * sizeof(float) + i] != 0xab)
+      return 5;
   for (int i = 0; i < n; ++i) {
     char **a = argv + 4 + 4 * i;
     if (strcmp(a[0], "out") != 0)
@@ -99,8 +115,9 @@ protected:
     spit(base + "kernel.o", a.object.data(), a.object.size());
     spit(base + "kernel.h", a.header.data(), a.header.size());
     spit(base + "driver.c", kDriver, std::strlen(kDriver));
-    std::string command = "cc -O2 -std=c11 -DLANEJIT_ENTRY=" + a.entry_symbol +
-                          " -DLANEJIT_BUFFERS=" + std::to_string(bufferCount(a)) + " -I'" + base +
+    std::string command = "cc -O2 -std=c11 -Wall -Werror -DLANEJIT_ENTRY=" + a.entry_symbol +
+                          " -DLANEJIT_BUFFERS=" + std::to_string(bufferCount(a)) +
+                          " -DLANEJIT_WORKSPACE_FLOATS=" + workspaceFunction(a) + " -I'" + base +
                           "' '" + base + "driver.c' '" + base + "kernel.o' -o '" + base +
                           "driver' 2>'" + base + "cc.log'";
     EXPECT_EQ(shell(command), 0) << command << "\n" << slurp(base + "cc.log");
@@ -111,6 +128,53 @@ protected:
     // The header's own count, so a wrong count there fails the link's check.
     size_t at = a.header.find("_BUFFERS ");
     return at == std::string::npos ? -1 : std::atoi(a.header.c_str() + at + 9);
+  }
+
+  static std::string workspaceFunction(const aot::Artifacts &a) {
+    // The header's own function, so the driver sizes the workspace by it.
+    std::string prefix = "static inline int64_t ";
+    size_t at = a.header.find(prefix);
+    if (at == std::string::npos)
+      return "missing_workspace_function";
+    at += prefix.size();
+    return a.header.substr(at, a.header.find('(', at) - at);
+  }
+
+  // Runs `driver` (linked from `kernel`'s artifacts) on a 17x66 case with
+  // padded strides; its outputs must be Kernel::run's bit for bit.
+  void expectDriverMatchesJit(const Kernel &kernel, const std::string &driver,
+                              const std::string &name) {
+    // 17x66 with padded row strides: tails, odd halves, strides all exercised.
+    check::Case jit = check::makeCase(kernel.program(), {17, 66}, check::Fill::Fixture, 1, 3);
+    check::Case native = jit;
+    kernel.run(jit.inputRefs(), jit.outputRefs());
+    std::string args = "17 66 " + std::to_string(kernel.options().block_rows);
+    for (size_t i = 0; i < native.inputs.size(); ++i) {
+      const check::GuardedBuffer &b = native.inputs[i];
+      std::string file = path(name + "/in" + std::to_string(i));
+      spit(file, b.data(), b.elements() * sizeof(float));
+      args += " in '" + file + "' " + std::to_string(b.rowStride()) + " " +
+              std::to_string(b.elements());
+    }
+    for (size_t i = 0; i < native.outputs.size(); ++i) {
+      const check::GuardedBuffer &b = native.outputs[i];
+      args += " out '" + path(name + "/out" + std::to_string(i)) + "' " +
+              std::to_string(b.rowStride()) + " " + std::to_string(b.elements());
+    }
+    ASSERT_EQ(shell("'" + driver + "' " + args), 0) << driver << " " << args;
+    for (size_t i = 0; i < native.outputs.size(); ++i) {
+      check::GuardedBuffer &b = native.outputs[i];
+      std::string bytes = slurp(path(name + "/out" + std::to_string(i)));
+      ASSERT_EQ(bytes.size(), b.elements() * sizeof(float));
+      // Row padding stays NaN in both: compare the columns only.
+      for (int64_t r = 0; r < b.rows(); ++r)
+        std::memcpy(&b.at(r, 0), bytes.data() + r * b.rowStride() * sizeof(float),
+                    b.cols() * sizeof(float));
+      for (int64_t r = 0; r < b.rows(); ++r)
+        EXPECT_EQ(std::memcmp(&b.at(r, 0), &jit.outputs[i].at(r, 0), b.cols() * sizeof(float)), 0)
+            << "row " << r << " differs from Kernel::run";
+    }
+    EXPECT_TRUE(test::matchesReference(native));
   }
 
   test::ScratchDir scratch_{"lanejit_aot_test"};
@@ -125,39 +189,59 @@ TEST_F(Aot, LibraryKernelsLinkedWithoutLlvmMatchTheJitBitForBit) {
     aot::Artifacts a = aot::build(kernel);
     EXPECT_EQ(a.object, kernel.object()) << "the JIT's own object";
     std::string driver = link(a, e.name);
-
-    // 17x66 with padded row strides: tails, odd halves, strides all exercised.
-    check::Case jit = check::makeCase(e.make(), {17, 66}, check::Fill::Fixture, 1, 3);
-    check::Case native = jit;
-    kernel.run(jit.inputRefs(), jit.outputRefs());
-    std::string args = "17 66 " + std::to_string(o.block_rows);
-    for (size_t i = 0; i < native.inputs.size(); ++i) {
-      const check::GuardedBuffer &b = native.inputs[i];
-      std::string file = path(e.name + "/in" + std::to_string(i));
-      spit(file, b.data(), b.elements() * sizeof(float));
-      args += " in '" + file + "' " + std::to_string(b.rowStride()) + " " +
-              std::to_string(b.elements());
-    }
-    for (size_t i = 0; i < native.outputs.size(); ++i) {
-      const check::GuardedBuffer &b = native.outputs[i];
-      args += " out '" + path(e.name + "/out" + std::to_string(i)) + "' " +
-              std::to_string(b.rowStride()) + " " + std::to_string(b.elements());
-    }
-    ASSERT_EQ(shell("'" + driver + "' " + args), 0) << driver << " " << args;
-    for (size_t i = 0; i < native.outputs.size(); ++i) {
-      check::GuardedBuffer &b = native.outputs[i];
-      std::string bytes = slurp(path(e.name + "/out" + std::to_string(i)));
-      ASSERT_EQ(bytes.size(), b.elements() * sizeof(float));
-      // Row padding stays NaN in both: compare the columns only.
-      for (int64_t r = 0; r < b.rows(); ++r)
-        std::memcpy(&b.at(r, 0), bytes.data() + r * b.rowStride() * sizeof(float),
-                    b.cols() * sizeof(float));
-      for (int64_t r = 0; r < b.rows(); ++r)
-        EXPECT_EQ(std::memcmp(&b.at(r, 0), &jit.outputs[i].at(r, 0), b.cols() * sizeof(float)), 0)
-            << "row " << r << " differs from Kernel::run";
-    }
-    EXPECT_TRUE(test::matchesReference(native));
+    expectDriverMatchesJit(kernel, driver, e.name);
   }
+}
+
+TEST_F(Aot, KernelsThatNeedAWorkspaceRunFromCAsTheHeaderSaysToCallThem) {
+  // Unfused, values go through the workspace; before the header carried the
+  // workspace field, such an entry read its pointer from past the caller's
+  // struct. Unproved in-place pairs add a staging slot per guarded input.
+  CompileOptions unfused;
+  unfused.fuse_pointwise = false;
+  unfused.fuse_reductions = false;
+  CompileOptions guarded;
+  guarded.prove_in_place = false;
+  std::vector<std::pair<std::string, CompileOptions>> variants = {{"unfused", unfused},
+                                                                   {"guarded", guarded}};
+  for (const library::Entry &e : library::all())
+    for (const auto &[tag, options] : variants) {
+      std::string name = e.name + "_" + tag;
+      SCOPED_TRACE(name);
+      Kernel kernel = compile(e.make(), options);
+      aot::Artifacts a = aot::build(kernel);
+      std::string driver = link(a, name);
+      // The header's count is Kernel::workspaceFloats for every C.
+      std::string expected, list;
+      for (int64_t c : {0, 2, 16, 66, 130, 4098, 1 << 20}) {
+        expected += std::to_string(kernel.workspaceFloats(c)) + "\n";
+        list += " " + std::to_string(c);
+      }
+      ASSERT_EQ(shell("'" + driver + "' ws" + list + " >'" + path(name + "/ws") + "'"), 0);
+      EXPECT_EQ(slurp(path(name + "/ws")), expected) << a.header;
+      if (tag == "unfused") {
+        EXPECT_GT(kernel.workspaceFloats(66), 0) << "the case must need a workspace";
+      }
+      expectDriverMatchesJit(kernel, driver, name);
+    }
+}
+
+TEST_F(Aot, HeaderPinsTheLaunchArgsLayout) {
+  // A caller with another layout of lanejit_launch_args (the old 4-field
+  // one) does not compile against the header.
+  aot::Artifacts a = aot::build(compile(library::rmsNorm()));
+  fs::create_directories(dir_ / "pin");
+  spit(path("pin/kernel.h"), a.header.data(), a.header.size());
+  std::ofstream(path("pin/main.c"))
+      << "#define LANEJIT_LAUNCH_ARGS_DEFINED\n#include <stdint.h>\n"
+         "typedef struct lanejit_launch_args { void *const *buffers; const int64_t *row_strides;"
+         " int64_t rows; int64_t cols; } lanejit_launch_args;\n"
+         "#include \"kernel.h\"\nint main(void) { return 0; }\n";
+  std::string cc = "cc -c -I'" + path("pin") + "' '" + path("pin/main.c") + "' -o '" +
+                   path("pin/main.o") + "' >'" + path("pin/cc.log") + "' 2>&1";
+  EXPECT_NE(shell(cc), 0);
+  EXPECT_NE(slurp(path("pin/cc.log")).find("lanejit_launch_args layout"), std::string::npos)
+      << slurp(path("pin/cc.log"));
 }
 
 TEST_F(Aot, SharedLinkedEntryMatchesTheJit) {
@@ -177,7 +261,7 @@ TEST_F(Aot, SharedLinkedEntryMatchesTheJit) {
         buffers.push_back(b.data());
         strides.push_back(b.rowStride());
       }
-  LaunchArgs args{buffers.data(), strides.data(), 5, 97};
+  LaunchArgs args{buffers.data(), strides.data(), 5, 97, nullptr}; // fused: no workspace
   linked(&args, 0, 5);
   EXPECT_EQ(native.outputs[0].hash(), jit.outputs[0].hash());
   EXPECT_TRUE(test::matchesReference(native));
@@ -192,6 +276,9 @@ TEST_F(Aot, HeaderDeclaresTheEntryAndItsBuffers) {
   EXPECT_NE(a.header.find("#define LANEJIT_ROPE_BUFFERS 4"), std::string::npos) << a.header;
   EXPECT_NE(a.header.find("[1] cos"), std::string::npos) << a.header;
   EXPECT_NE(a.header.find("[rows, C/2]"), std::string::npos) << a.header;
+  EXPECT_NE(a.header.find("float *workspace;"), std::string::npos) << a.header;
+  EXPECT_NE(a.header.find("int64_t lanejit_rope_workspace_floats(int64_t C)"), std::string::npos)
+      << a.header;
   EXPECT_TRUE(a.imports.empty());
 }
 

@@ -4,7 +4,8 @@
 //   k.run({BufferRef::matrix(x, R, C), BufferRef::vector(g, C), BufferRef::vector(b, C)},
 //         {BufferRef::matrix(y, R, C)});
 //
-// compile() is thread-safe and cached by (structural hash, options, target).
+// compile() is thread-safe and cached by (program text, options, target) in a
+// bounded cache (lanejit/kernel_cache.h).
 // run() checks shapes, strides, null pointers and output/output overlap and
 // throws Error(Kind::Bind) with a clear message; inputs that overlap outputs
 // are handled by a safe path, never assumed distinct. run() allocates

@@ -38,12 +38,14 @@ int optLevelOf(const llvm::Module &module) {
 
 class Jit {
 public:
+  // Never destroyed: kernels held in static objects release their code
+  // during static destruction, in any order.
   static Jit &instance() {
-    static Jit jit;
-    return jit;
+    static Jit *jit = new Jit;
+    return *jit;
   }
 
-  uint64_t add(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
+  LinkedCode add(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
                const std::string &entry, std::string *object) {
     std::lock_guard<std::mutex> lock(mutex_);
     lastObject_.clear();
@@ -52,18 +54,36 @@ public:
     module->setDataLayout(jit_->getDataLayout());
     module->setTargetTriple(jit_->getTargetTriple().str());
     llvm::orc::ThreadSafeModule tsm(std::move(module), std::move(context));
-    if (llvm::Error e = jit_->addIRModule(std::move(tsm)))
+    // One tracker per kernel, so its code can be removed on its own.
+    llvm::orc::ResourceTrackerSP tracker = jit_->getMainJITDylib().createResourceTracker();
+    if (llvm::Error e = jit_->addIRModule(tracker, std::move(tsm))) {
+      llvm::consumeError(tracker->remove());
       fail("adding kernel module", std::move(e));
+    }
     auto symbol = jit_->lookup(entry);
-    if (!symbol)
+    if (!symbol) {
+      llvm::consumeError(tracker->remove());
       fail("compiling kernel '" + entry + "'", symbol.takeError());
+    }
     // The lookup materialised the module on this thread, under the lock.
     if (object)
       *object = std::move(lastObject_);
-    return symbol->getValue();
+    return {symbol->getValue(), std::make_shared<Release>(this, std::move(tracker))};
   }
 
 private:
+  // Removes one kernel's code when the last holder lets go.
+  struct Release {
+    Jit *jit;
+    llvm::orc::ResourceTrackerSP tracker;
+    Release(Jit *j, llvm::orc::ResourceTrackerSP t) : jit(j), tracker(std::move(t)) {}
+    ~Release() {
+      std::lock_guard<std::mutex> lock(jit->mutex_);
+      // A failure here can only leak the code; a destructor cannot report it.
+      llvm::consumeError(tracker->remove());
+    }
+  };
+
   Jit() {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
@@ -135,9 +155,9 @@ const std::vector<RuntimeSymbol> &runtimeSymbols() {
   return symbols;
 }
 
-uint64_t addModuleAndLookup(std::unique_ptr<llvm::Module> module,
-                            std::unique_ptr<llvm::LLVMContext> context, const std::string &entry,
-                            std::string *object) {
+LinkedCode addModuleAndLookup(std::unique_ptr<llvm::Module> module,
+                              std::unique_ptr<llvm::LLVMContext> context, const std::string &entry,
+                              std::string *object) {
   std::string problems;
   llvm::raw_string_ostream out(problems);
   if (llvm::verifyModule(*module, &out))

@@ -30,13 +30,21 @@ struct RuntimeSymbol {
 };
 const std::vector<RuntimeSymbol> &runtimeSymbols();
 
+// A kernel's code in the JIT. The code stays mapped while any copy of
+// `lifetime` lives; the last copy's destruction removes it from the JIT and
+// frees its memory, so a kernel cache can evict.
+struct LinkedCode {
+  uint64_t entry = 0;
+  std::shared_ptr<void> lifetime;
+};
+
 // Compiles `module` (which must define `entry`) and returns its address.
 // The optimisation level is read from the module flag "lanejit.opt_level".
 // With `object`, also returns a copy of the relocatable object the JIT
 // linked (what `lanejit inspect` reads and `lanejit aot` writes).
-uint64_t addModuleAndLookup(std::unique_ptr<llvm::Module> module,
-                            std::unique_ptr<llvm::LLVMContext> context, const std::string &entry,
-                            std::string *object = nullptr);
+LinkedCode addModuleAndLookup(std::unique_ptr<llvm::Module> module,
+                              std::unique_ptr<llvm::LLVMContext> context, const std::string &entry,
+                              std::string *object = nullptr);
 
 // For dumps: the same optimisation the JIT's transform layer applies, and
 // the assembly the JIT would link, for a module outside the JIT.

@@ -1,6 +1,7 @@
 // compile(): passes -> plan -> LLVM IR -> ORC, behind a kernel cache.
 #include "runtime/kernel_impl.h"
 
+#include "runtime/kernel_cache.h"
 #include "runtime/report_builder.h"
 
 #include "codegen/emit_kernel.h"
@@ -20,8 +21,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <map>
-#include <mutex>
 
 namespace lanejit {
 namespace {
@@ -129,8 +128,10 @@ std::shared_ptr<const CompiledCode> build(const Program &program, const CompileO
   std::string entry = entryName(program);
   codegen::CodegenCounts counts;
   auto module = emitModule(l, *ctx, entry, options.opt_level, &counts);
-  code->entry = reinterpret_cast<NativeEntry>(
-      jit::addModuleAndLookup(std::move(module), std::move(ctx), entry, &code->object));
+  jit::LinkedCode linked =
+      jit::addModuleAndLookup(std::move(module), std::move(ctx), entry, &code->object);
+  code->entry = reinterpret_cast<NativeEntry>(linked.entry);
+  code->code_lifetime = std::move(linked.lifetime);
   code->entry_symbol = entry;
   code->pass_log = passLog(program, l.passes);
   // The stats are the report's summary, plus the target.
@@ -156,35 +157,18 @@ Kernel compile(const Program &program, const CompileOptions &options) {
   // The cache key holds the full program text, so a hash collision can
   // never return another program's code.
   std::string key = print(program) + "\n" + options.key();
-  static std::mutex mutex;
-  static std::map<std::string, std::shared_ptr<const CompiledCode>> cache;
+  CacheLookup found = cachedOrBuild(key, [&] { return build(program, options); });
   auto impl = std::make_shared<Kernel::Impl>();
   impl->program = program;
   impl->options = options;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = cache.find(key);
-    if (it != cache.end()) {
-      impl->code = it->second;
-      impl->stats = impl->code->stats;
-      impl->stats.cache_hit = true;
-      impl->stats.compile_ms = 0;
-      impl->report = impl->code->report;
-      impl->report.compile_ms = 0;
-      impl->report.mapping.block_rows = options.block_rows; // not part of the cache key
-      return Kernel(impl);
-    }
+  impl->code = found.code;
+  impl->stats = found.code->stats;
+  impl->report = found.code->report;
+  impl->report.mapping.block_rows = options.block_rows; // not part of the cache key
+  if (found.hit) {
+    impl->stats.cache_hit = true;
+    impl->stats.compile_ms = impl->report.compile_ms = 0;
   }
-  // Build outside the cache lock; the JIT serialises what must be.
-  std::shared_ptr<const CompiledCode> code = build(program, options);
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    code = cache.emplace(key, code).first->second;
-  }
-  impl->code = code;
-  impl->stats = code->stats;
-  impl->report = code->report;
-  impl->report.mapping.block_rows = options.block_rows;
   return Kernel(impl);
 }
 

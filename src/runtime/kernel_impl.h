@@ -11,10 +11,21 @@
 
 namespace lanejit {
 
+// Counts the compiled kernels alive (KernelCacheStats::live_code).
+struct LiveCodeCount {
+  LiveCodeCount();
+  ~LiveCodeCount();
+  LiveCodeCount(const LiveCodeCount &) = delete;
+  LiveCodeCount &operator=(const LiveCodeCount &) = delete;
+};
+
 // What the JIT produced for one (program, code-relevant options, target);
-// shared by every Kernel that hits the same cache entry.
+// shared by every Kernel that hits the same cache entry. The JIT frees the
+// code when the last holder (cache entry or Kernel) lets go.
 struct CompiledCode {
   NativeEntry entry = nullptr;
+  std::shared_ptr<void> code_lifetime; // jit::LinkedCode::lifetime
+  LiveCodeCount counted;
   Program lowered;  // after the pass pipeline
   std::string plan; // lower::describePlan of the final plan
   // Every column offset and count the program's nodes use, with the node:

@@ -253,7 +253,8 @@ TEST_F(CObject, CallsNameHelpersAndImports) {
 }
 
 TEST_F(CObject, FrameFromThePrologueWithoutAStackSizesSection) {
-  const FunctionReport &entry = function(inspect::inspectObject(object_), "entry");
+  ObjectReport r = inspect::inspectObject(object_); // `entry` refers into it
+  const FunctionReport &entry = function(r, "entry");
   EXPECT_EQ(entry.stack_source, "prologue");
   EXPECT_GE(entry.stack_frame, 1024) << "float local[256]";
   EXPECT_LT(entry.stack_frame, 1024 + 128);

@@ -2,6 +2,7 @@
 #include "variants.h"
 
 #include <lanejit/aot.h>
+#include <lanejit/dsl.h>
 #include <lanejit/error.h>
 
 #include <fmt/format.h>
@@ -80,7 +81,10 @@ BoundVariant bindLanejit(const CaseSpec &spec, check::Case &c, const LanejitConf
   v.record.kind = "lanejit";
   v.record.description = config.description;
   v.record.options = config.options.key();
-  v.claims = claimsFor(config.options, spec.shape.cols, config.lanes);
+  // W asked for: options.lanes, or the widest of the target this kernel
+  // was compiled for (its stats name it), which need not be this machine.
+  int lanes = config.options.lanes ? config.options.lanes : widestLanes(kernel.stats().features);
+  v.claims = claimsFor(config.options, spec.shape.cols, lanes);
   v.record.claims = checkClaims(v.claims, kernel.report());
   // The native entry checks nothing; one checked call through run() first
   // proves the shape and every column range fit these buffers.
@@ -101,17 +105,16 @@ BoundVariant bindLanejit(const CaseSpec &spec, check::Case &c, const LanejitConf
 
 } // namespace
 
-int widestLanes(const CompileOptions &options) {
-  const std::string &features = options.target_features;
-  if (!features.empty()) {
-    if (hasFeature(features, "+avx512f"))
-      return 16;
-    return hasFeature(features, "+avx") || hasFeature(features, "+avx2") ? 8 : 4;
-  }
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f"))
+int widestLanes(const std::string &features) {
+  if (hasFeature(features, "+avx512f"))
     return 16;
-  return __builtin_cpu_supports("avx") ? 8 : 4;
+  return hasFeature(features, "+avx") ? 8 : 4;
+}
+
+int widestLanes(const CompileOptions &options) {
+  ProgramBuilder b("target_probe");
+  b.output("y", b.rows("x") + 1.0f);
+  return widestLanes(compile(b.build(), options).stats().features);
 }
 
 std::vector<LanejitConfig> lanejitConfigs(const ProtocolSettings &protocol,

@@ -27,14 +27,20 @@ struct LanejitConfig {
   std::string name; // "lanejit", "lanejit-nospec", "lanejit-w8"
   std::string description;
   CompileOptions options;
-  int lanes = 0;    // the W this configuration asks for
+  int lanes = 0;    // the W this configuration asks for (as options.lanes,
+                    // or the widest of the target when that is 0)
   bool aot = false; // time the AOT path: the kernel's object linked by the
                     // system linker and loaded, not the JIT's mapping of it
 };
 
-// The widest W the target of `options` has (16 with AVX-512F, 8 with AVX,
-// else 4), from the CPU itself or options.target_features — not from the
-// compiler, so the lanes claim checks something.
+// The widest W an LLVM feature list has (16 with +avx512f, 8 with +avx,
+// else 4). Read from the list a kernel was compiled for
+// (CompileStats::features), never from the host: the target is what the
+// options name (LANEJIT_TARGET_CPU / _FEATURES may not be this machine), and
+// the lanes claim then checks the compiler's choice of W against it.
+int widestLanes(const std::string &features);
+// widestLanes of the target `options` compile for (a one-line program is
+// compiled to learn it).
 int widestLanes(const CompileOptions &options);
 
 // The default configuration first, then full-packet specialization off and

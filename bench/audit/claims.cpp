@@ -85,9 +85,10 @@ void recompile(const Case &c, const Variant &v, const Program &program,
     return;
   }
   checkRequiredClaims(v, *options, where, findings);
-  // "features=" empty meant the host of the run: compile for the CPU the
-  // bundle recorded, not for whatever machine audits it.
-  if (options->target_features.empty())
+  // No cpu and "features=" empty meant the host of the run: compile for the
+  // CPU the bundle recorded, not for whatever machine audits it. A named cpu
+  // is the same target anywhere.
+  if (options->target_cpu.empty() && options->target_features.empty())
     options->target_features = cpu_features;
   CompileReport report;
   try {

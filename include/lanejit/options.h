@@ -53,8 +53,15 @@ struct CompileOptions {
   // Print the IR after every pass that changed it, and pass timings, to stderr.
   bool dump_passes = false;
   bool time_passes = false;
-  // Target: CPU features as LLVM spells them ("+avx2,+fma,..."); empty means
-  // the host's, detected at run time.
+  // Target: an LLVM x86-64 CPU name ("x86-64-v3", "x86-64-v4", "znver4",
+  // ...) whose features and tuning the code is compiled for, the host's never
+  // consulted (so the code is the same on any machine); empty means the host,
+  // detected at run time. Code for a CPU the host is not may only be
+  // inspected or written out (lanejit aot), not run here.
+  std::string target_cpu;
+  // Target: CPU features as LLVM spells them ("+avx2,-avx512f,..."), applied
+  // on top of target_cpu's (or the host's); "-x" also turns off every
+  // feature that needs x.
   std::string target_features;
 
   // Applies LANEJIT_* environment variables over `base`; throws Error on a

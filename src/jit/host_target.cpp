@@ -1,8 +1,12 @@
 #include "jit/host_target.h"
 
+#include <lanejit/error.h>
+
+#include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringMap.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
+#include <llvm/TargetParser/X86TargetParser.h>
 
 #include <map>
 #include <sstream>
@@ -10,13 +14,17 @@
 namespace lanejit::jit {
 namespace {
 
-HostTarget fromFeatureMap(const std::map<std::string, bool> &features) {
+using FeatureMap = std::map<std::string, bool>;
+
+bool has(const FeatureMap &features, const char *f) {
+  auto it = features.find(f);
+  return it != features.end() && it->second;
+}
+
+// `cpu` empty: a name for the host that implies no more than `features`.
+HostTarget fromFeatureMap(const FeatureMap &features, std::string cpu = "") {
   HostTarget t;
   t.triple = llvm::sys::getProcessTriple();
-  auto has = [&](const char *f) {
-    auto it = features.find(f);
-    return it != features.end() && it->second;
-  };
   std::ostringstream list;
   bool first = true;
   for (const auto &[name, on] : features) {
@@ -24,28 +32,52 @@ HostTarget fromFeatureMap(const std::map<std::string, bool> &features) {
     first = false;
   }
   t.features = list.str();
-  t.avx512f = has("avx512f");
-  t.avx = has("avx");
-  t.fma = has("fma");
+  t.avx512f = has(features, "avx512f");
+  t.avx = has(features, "avx");
+  t.fma = has(features, "fma");
+  if (!cpu.empty()) {
+    t.cpu = cpu;
+    return t;
+  }
   std::string host = llvm::sys::getHostCPUName().str();
   if (host != "generic" && host != "unknown" && !host.empty())
     t.cpu = host;
-  else if (t.avx512f && has("avx512bw") && has("avx512dq") && has("avx512vl") && has("avx512cd"))
+  else if (t.avx512f && has(features, "avx512bw") && has(features, "avx512dq") &&
+           has(features, "avx512vl") && has(features, "avx512cd"))
     t.cpu = "x86-64-v4";
-  else if (has("avx2") && t.fma && has("bmi2"))
+  else if (has(features, "avx2") && t.fma && has(features, "bmi2"))
     t.cpu = "x86-64-v3";
   else
     t.cpu = "x86-64";
   return t;
 }
 
-std::map<std::string, bool> hostFeatureMap() {
+FeatureMap hostFeatureMap() {
   llvm::StringMap<bool> raw;
-  std::map<std::string, bool> features;
+  FeatureMap features;
   if (llvm::sys::getHostCPUFeatures(raw))
     for (const auto &entry : raw)
       features[entry.getKey().str()] = entry.getValue();
   return features;
+}
+
+// "+a,-b" over `features`, with what each implies: "-avx512f" also turns
+// off avx512vl and every other feature that needs it. Otherwise the list,
+// which LLVM reads in order, would say "-avx512f,...,+avx512vl" and the
+// later "+avx512vl" would turn avx512f back on.
+void applyOverrides(FeatureMap &features, const std::string &overrides) {
+  llvm::StringMap<bool> implied;
+  std::stringstream in(overrides);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (item.size() > 1 && (item[0] == '+' || item[0] == '-')) {
+      bool on = item[0] == '+';
+      features[item.substr(1)] = on;
+      implied.clear();
+      llvm::X86::updateImpliedFeatures(item.substr(1), on, implied);
+      for (const auto &entry : implied)
+        features[entry.getKey().str()] = entry.getValue();
+    }
 }
 
 } // namespace
@@ -56,17 +88,34 @@ const HostTarget &hostTarget() {
 }
 
 HostTarget targetWithFeatures(const std::string &overrides) {
-  std::map<std::string, bool> features = hostFeatureMap();
-  std::stringstream in(overrides);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (item.size() > 1 && (item[0] == '+' || item[0] == '-'))
-      features[item.substr(1)] = item[0] == '+';
+  FeatureMap features = hostFeatureMap();
+  applyOverrides(features, overrides);
   HostTarget t = fromFeatureMap(features);
   // A CPU name implies features; a restricted set must not be undone by one.
   if (!overrides.empty())
     t.cpu = "x86-64";
   return t;
+}
+
+HostTarget targetFor(const std::string &cpu, const std::string &overrides) {
+  if (cpu.empty())
+    return overrides.empty() ? hostTarget() : targetWithFeatures(overrides);
+  if (llvm::X86::parseArchX86(cpu, /*Only64Bit=*/true) == llvm::X86::CK_None)
+    throw Error(Error::Kind::Compile,
+                "unknown target CPU '" + cpu +
+                    "' (an LLVM x86-64 CPU name: x86-64-v3, x86-64-v4, skylake-avx512, znver4, ...)");
+  // The CPU's own features, nothing of the host's; overrides on top. The
+  // name is kept: it is the tuning being pinned.
+  // LLVM's table lists a CPU's features without what they imply (x86-64-v3
+  // names avx2, not avx), so each is added as an override would be.
+  llvm::SmallVector<llvm::StringRef, 64> own;
+  llvm::X86::getFeaturesForCPU(cpu, own);
+  FeatureMap features;
+  std::string list;
+  for (llvm::StringRef f : own)
+    list += "+" + f.str() + ",";
+  applyOverrides(features, list + overrides);
+  return fromFeatureMap(features, cpu);
 }
 
 } // namespace lanejit::jit

@@ -4,6 +4,9 @@
 // baseline x86-64 code; so features are detected (llvm::sys host feature
 // query, which reads CPUID and the OS's saved-register state) and passed to
 // LLVM explicitly, with a CPU model name that implies no more than that.
+// A named CPU (CompileOptions::target_cpu) replaces the host altogether:
+// its features are LLVM's table for it and its tuning is its own, so code
+// compiled for it is the same on every machine.
 #pragma once
 
 #include <string>
@@ -23,5 +26,10 @@ struct HostTarget {
 // The host, optionally with features overridden ("+a,-b" applied on top).
 const HostTarget &hostTarget();
 HostTarget targetWithFeatures(const std::string &overrides);
+// The target CompileOptions name: `cpu` empty is the host (with
+// `overrides`, as targetWithFeatures); else that LLVM x86-64 CPU with its own
+// features and `overrides` on top. Throws Error(Kind::Compile) for a CPU
+// name LLVM does not know.
+HostTarget targetFor(const std::string &cpu, const std::string &overrides);
 
 } // namespace lanejit::jit

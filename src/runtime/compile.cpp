@@ -44,9 +44,7 @@ struct Lowered {
 };
 
 Lowered lowerProgram(const Program &program, const CompileOptions &options) {
-  jit::HostTarget host = options.target_features.empty()
-                             ? jit::hostTarget()
-                             : jit::targetWithFeatures(options.target_features);
+  jit::HostTarget host = jit::targetFor(options.target_cpu, options.target_features);
   checkOptions(options, host);
   verifyOrThrow(program);
   if (program.inputs.size() + program.outputs.size() > kMaxBuffers)

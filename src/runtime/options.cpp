@@ -67,6 +67,8 @@ CompileOptions CompileOptions::fromEnvironment(CompileOptions o) {
   o.lanes = integer("LANEJIT_LANES", 0, 16, o.lanes);
   o.block_rows = integer("LANEJIT_BLOCK_ROWS", 1, 1 << 20, o.block_rows);
   o.opt_level = integer("LANEJIT_OPT_LEVEL", 0, 3, o.opt_level);
+  if (const char *v = env("LANEJIT_TARGET_CPU"))
+    o.target_cpu = v;
   if (const char *v = env("LANEJIT_TARGET_FEATURES"))
     o.target_features = v;
   if (const char *v = env("LANEJIT_DISABLE_PASS")) {
@@ -108,8 +110,9 @@ void CompileOptions::setSwitch(const std::string &name, bool on) {
 CompileOptions CompileOptions::fromEnvironment() { return fromEnvironment(CompileOptions()); }
 
 // "lanes=16;FUSE_POINTWISE=1;...;INLINE_PACKET_BODIES=cost-rule;opt=2;
-// features=...;off=cse,": every field that changes code, nothing else
-// (block_rows and the dump/time switches do not).
+// cpu=znver4;features=...;off=cse,": every field that changes code, nothing
+// else (block_rows and the dump/time switches do not). "cpu=" appears only
+// when target_cpu is set, so keys written before it existed still read back.
 std::string CompileOptions::key() const {
   std::ostringstream k;
   k << "lanes=" << lanes << ";";
@@ -117,7 +120,10 @@ std::string CompileOptions::key() const {
     if (s.changes_code)
       k << s.name << "=" << (this->*s.field ? 1 : 0) << ";";
   k << kInlineSwitch << "=" << kInlineNames[static_cast<int>(inline_packet_bodies)] << ";";
-  k << "opt=" << opt_level << ";features=" << target_features << ";off=";
+  k << "opt=" << opt_level << ";";
+  if (!target_cpu.empty())
+    k << "cpu=" << target_cpu << ";";
+  k << "features=" << target_features << ";off=";
   for (const std::string &p : disabled_passes)
     k << p << ",";
   return k.str();
@@ -170,6 +176,8 @@ CompileOptions CompileOptions::fromKey(const std::string &key) {
   if (!known)
     throw bad("inline policy '" + policy + "'");
   o.opt_level = number("opt");
+  if (fields.count("cpu"))
+    o.target_cpu = take("cpu");
   o.target_features = take("features");
   std::stringstream passes(take("off"));
   while (std::getline(passes, part, ','))

@@ -1,6 +1,7 @@
 // What a lanejit variant claims, and the check of a compile report against
 // it: built from the claims table, failing when the report disagrees.
 #include "claims.h"
+#include "variants.h"
 
 #include <lanejit/error.h>
 #include <lanejit/kernel.h>
@@ -92,6 +93,27 @@ TEST(BenchClaims, RealKernelsMatchTheirClaims) {
             << e.name << " specialization " << spec << " fusion " << fuse;
       }
     }
+}
+
+TEST(BenchClaims, TheLanesClaimIsTheWidestOfTheTargetCompiledFor) {
+  // The target is what the options name, not the machine running the
+  // bench: a named CPU, or the host with features turned off.
+  CompileOptions v3, v4, avx2;
+  v3.target_cpu = "x86-64-v3";
+  v4.target_cpu = "x86-64-v4";
+  avx2.target_features = "-avx512f";
+  EXPECT_EQ(widestLanes(v3), 8);
+  EXPECT_EQ(widestLanes(v4), 16);
+  for (const CompileOptions &o : {v3, v4, avx2}) {
+    Kernel k = compile(library::rope(), o);
+    SCOPED_TRACE(k.stats().cpu + " " + k.stats().features);
+    EXPECT_EQ(widestLanes(k.stats().features), k.stats().lanes);
+    EXPECT_EQ(widestLanes(o), k.stats().lanes);
+    EXPECT_TRUE(allHold(checkClaims(claimsFor(o, 66, widestLanes(o)), k.report())));
+  }
+  EXPECT_EQ(widestLanes("+avx,+avx2,-avx512f"), 8);
+  EXPECT_EQ(widestLanes("-avx,+sse4.2"), 4);
+  EXPECT_EQ(widestLanes("+avx512f"), 16);
 }
 
 TEST(BenchClaims, RelationsAndStatsAreCheckedByName) {

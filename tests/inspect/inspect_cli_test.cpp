@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,6 +27,28 @@ using Result = lanejit::test::CommandResult;
 
 class InspectCli : public ::testing::Test {
 protected:
+  // The CLI compiles for this CPU and its own features, not the host or an
+  // environment's target: LLVM's tuning for the host would change the code
+  // these tests read (see tests/inspect/inspect_test.cpp). An empty variable
+  // counts as unset.
+  static void SetUpTestSuite() {
+    for (const char *name : {"LANEJIT_TARGET_CPU", "LANEJIT_TARGET_FEATURES"})
+      if (const char *v = std::getenv(name))
+        saved().emplace_back(name, v);
+    setenv("LANEJIT_TARGET_CPU", "x86-64-v4", 1);
+    setenv("LANEJIT_TARGET_FEATURES", "", 1);
+  }
+  static void TearDownTestSuite() {
+    unsetenv("LANEJIT_TARGET_CPU");
+    unsetenv("LANEJIT_TARGET_FEATURES");
+    for (const auto &[name, value] : saved())
+      setenv(name.c_str(), value.c_str(), 1);
+  }
+  static std::vector<std::pair<std::string, std::string>> &saved() {
+    static std::vector<std::pair<std::string, std::string>> environment;
+    return environment;
+  }
+
   Result run(const std::string &args) const {
     return lanejit::test::runBinary(LANEJIT_CLI_PATH, args, scratch_);
   }

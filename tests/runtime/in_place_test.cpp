@@ -21,7 +21,7 @@ std::vector<CompileOptions> configurations() {
   std::vector<CompileOptions> all;
   for (int lanes : {4, 8, 16})
     for (int bits = 0; bits < 16; ++bits) {
-      CompileOptions o;
+      CompileOptions o = test::targetOptions();
       o.lanes = lanes;
       o.fuse_outputs = bits & 1;
       o.prove_in_place = bits & 2;
@@ -94,7 +94,7 @@ TEST(InPlace, RopeWithUnjoinedTraversalsFiresItsGuard) {
   // read again — the guard must stage x's row. Checked through run() on
   // the library program with y == x.
   for (int lanes : {4, 16}) {
-    CompileOptions o;
+    CompileOptions o = test::targetOptions();
     o.lanes = lanes;
     o.fuse_outputs = false;
     Program rope = library::rope();

@@ -134,7 +134,7 @@ TEST(KernelRun, SameBufferAsTwoInputs) {
 TEST(KernelRun, BlockSizesDoNotChangeBits) {
   Program p = library::layerNorm();
   check::Case c = check::makeCase(p, {70, 45}, check::Fill::Random, 4);
-  CompileOptions o;
+  CompileOptions o = test::targetOptions();
   compile(p, o).run(c.inputRefs(), c.outputRefs());
   std::vector<float> want(c.outputs[0].data(), c.outputs[0].data() + c.outputs[0].elements());
   for (int block : {1, 3, 32, 1000}) {
@@ -193,7 +193,7 @@ TEST(KernelRun, AScalarInsideTheOutputIsReadAsItWasBeforeTheCall) {
   Program p = b.build();
   const int64_t R = 100, C = 8;
   for (int block : {1, 8, 32}) {
-    CompileOptions o;
+    CompileOptions o = test::targetOptions();
     o.block_rows = block;
     std::vector<float> x1(R * C, 2.0f), y(R * C, 3.0f);
     std::vector<BufferRef> in{BufferRef::matrix(x1.data(), R, C), BufferRef{y.data(), 0, 0, 0}};

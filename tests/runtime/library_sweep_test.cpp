@@ -25,7 +25,7 @@ protected:
   void SetUp() override {
     program_ = library::byName(GetParam());
     for (Config c : kConfigs) {
-      CompileOptions o;
+      CompileOptions o = test::targetOptions();
       o.lanes = c.lanes;
       o.specialize_full_packets = c.spec;
       kernels_.push_back(compile(program_, o));

@@ -91,6 +91,9 @@ TEST(Options, KeyRoundTripsAndSeparatesEveryCodeSwitch) {
   odd.target_features = "-avx512f";
   odd.disabled_passes = {"cse", "eliminate-slices"};
   all.push_back(odd);
+  CompileOptions pinned = odd;
+  pinned.target_cpu = "znver3";
+  all.push_back(pinned);
   for (const CompileOptions &o : all) {
     CompileOptions back = CompileOptions::fromKey(o.key());
     EXPECT_EQ(back.key(), o.key());
@@ -102,6 +105,27 @@ TEST(Options, KeyRoundTripsAndSeparatesEveryCodeSwitch) {
   CompileOptions dump = base;
   dump.dump_passes = true;
   EXPECT_EQ(dump.key(), base.key());
+  EXPECT_NE(pinned.key(), odd.key());
+  EXPECT_EQ(CompileOptions::fromKey(pinned.key()).target_cpu, "znver3");
+}
+
+TEST(Options, TargetCpuFromTheEnvironmentAndKeysWithoutIt) {
+  {
+    Env env{{"LANEJIT_TARGET_CPU", "x86-64-v3"}, {"LANEJIT_TARGET_FEATURES", "-fma"}};
+    CompileOptions o = CompileOptions::fromEnvironment();
+    EXPECT_EQ(o.target_cpu, "x86-64-v3");
+    EXPECT_EQ(o.target_features, "-fma");
+  }
+  EXPECT_EQ(CompileOptions::fromEnvironment().target_cpu, "");
+  // The host's key has no cpu field, as keys recorded before it existed
+  // (bench bundles) do not; they still read back.
+  std::string host = CompileOptions().key();
+  EXPECT_EQ(host.find("cpu="), std::string::npos) << host;
+  EXPECT_EQ(CompileOptions::fromKey(host).target_cpu, "");
+  // An empty cpu field is not canonical.
+  std::string empty = host;
+  empty.insert(empty.find("features="), "cpu=;");
+  EXPECT_THROW(CompileOptions::fromKey(empty), Error) << empty;
 }
 
 TEST(Options, FromKeyRejectsAnythingElse) {

@@ -74,7 +74,8 @@ std::vector<CompileOptions> configurationsAt(int lanes) {
   std::vector<CompileOptions> configs;
   for (Inline policy : kInlinePolicies)
     for (unsigned off = 0; off < (1u << kSwitchCount); ++off) {
-      CompileOptions o; // defaults, not the environment: the sweep is explicit
+      // Defaults, not the environment (the sweep is explicit), but its target.
+      CompileOptions o = test::targetOptions();
       o.lanes = lanes;
       o.inline_packet_bodies = policy;
       for (int i = 0; i < kSwitchCount; ++i)
@@ -86,7 +87,7 @@ std::vector<CompileOptions> configurationsAt(int lanes) {
 
 // The configuration every other one must match bit for bit, whatever its W.
 CompileOptions baseline() {
-  CompileOptions o;
+  CompileOptions o = test::targetOptions();
   o.lanes = 4;
   return o;
 }

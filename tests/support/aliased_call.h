@@ -118,7 +118,7 @@ template <class Fn> void forEachAliasKernel(const Program &program, Fn fn) {
   for (int lanes : {4, 8, 16})
     for (const auto &[name, set] : variants) {
       SCOPED_TRACE(::testing::Message() << "W=" << lanes << " " << name);
-      CompileOptions o; // explicit, not the environment
+      CompileOptions o = targetOptions(); // explicit, but the environment's target
       o.lanes = lanes;
       set(o);
       fn(compile(program, o), static_cast<int64_t>(lanes));

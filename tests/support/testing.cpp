@@ -79,6 +79,14 @@ std::vector<Shape> sweepShapes(int max_lanes, int64_t multiple) {
   return shapes;
 }
 
+CompileOptions targetOptions() {
+  CompileOptions environment = CompileOptions::fromEnvironment();
+  CompileOptions o;
+  o.target_cpu = environment.target_cpu;
+  o.target_features = environment.target_features;
+  return o;
+}
+
 std::string verifyErrorOf(const std::function<void()> &make) {
   try {
     make();

@@ -53,6 +53,11 @@ std::vector<Shape> sweepShapes(int max_lanes = 16, int64_t multiple = 1);
 // The message of the Error(Kind::Verify) that `make` throws, or "no error".
 std::string verifyErrorOf(const std::function<void()> &make);
 
+// Every switch at its default, but the target the environment names
+// (LANEJIT_TARGET_CPU, LANEJIT_TARGET_FEATURES): what explicit sweeps start
+// from, so ctest's avx2: pass (tests/CMakeLists.txt) runs them on AVX2 code.
+CompileOptions targetOptions();
+
 // How many times `needle` occurs in `text`.
 size_t countOccurrences(const std::string &text, const std::string &needle);
 

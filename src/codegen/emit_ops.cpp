@@ -141,6 +141,14 @@ Value *emitFma(llvm::IRBuilder<> &b, Value *x, Value *y, Value *z) {
   return b.CreateIntrinsic(llvm::Intrinsic::fma, {x->getType()}, {x, y, z});
 }
 
+Value *emitCanonicalNaN(llvm::IRBuilder<> &b, Value *x) {
+  if (!x->getType()->getScalarType()->isFloatTy())
+    return x;
+  // quiet_NaN() converts to the f32 0x7fc00000: positive, quiet bit only.
+  return b.CreateSelect(b.CreateFCmpUNO(x, x),
+                        constLike(x, std::numeric_limits<double>::quiet_NaN()), x, "canonical");
+}
+
 llvm::Constant *reductionIdentity(llvm::Type *type, ReduceOp op) {
   switch (op) {
   case ReduceOp::Sum:

@@ -29,6 +29,13 @@ llvm::Value *emitFma(llvm::IRBuilder<> &b, llvm::Value *x, llvm::Value *y, llvm:
 llvm::Value *emitElementwise(llvm::IRBuilder<> &b, const Node &n,
                              const std::vector<llvm::Value *> &operands, const MathTarget &math);
 
+// What an output element holds: `x` with every NaN lane replaced by the
+// canonical quiet NaN 0x7fc00000 (f32; other types unchanged). A NaN's
+// sign and payload come from whichever operand x86 saw first, which the
+// register allocator chooses, so they differ between switches and opt
+// levels; the stored bits must not (docs/switches.md, "NaN results").
+llvm::Value *emitCanonicalNaN(llvm::IRBuilder<> &b, llvm::Value *x);
+
 // Reductions: the value that leaves an accumulator unchanged bit for bit
 // (-0.0 for sums: -0 + x == x for every x, including +0), and the step.
 llvm::Constant *reductionIdentity(llvm::Type *type, ReduceOp op);

@@ -1,5 +1,7 @@
 #include "jit/optimizer.h"
 
+#include "jit/split_long_blocks.h"
+
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/IR/PassManager.h>
@@ -9,8 +11,10 @@
 namespace lanejit::jit {
 
 void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine, int optLevel) {
-  if (optLevel <= 0)
+  if (optLevel <= 0) {
+    splitLongBlocks(module);
     return;
+  }
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -25,6 +29,8 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine, int optL
                                   : optLevel == 2 ? llvm::OptimizationLevel::O2
                                                   : llvm::OptimizationLevel::O3;
   builder.buildPerModuleDefaultPipeline(level).run(module, mam);
+  // Last, so no pass merges the pieces back (docs/architecture.md).
+  splitLongBlocks(module);
 }
 
 } // namespace lanejit::jit

@@ -49,7 +49,9 @@ struct CompileStats {
 
 class Kernel {
 public:
-  // Buffers in declaration order. Throws Error(Kind::Bind) on bad buffers.
+  // Buffers in declaration order. Throws Error(Kind::Bind) on bad buffers,
+  // and Error(Kind::Compile) (as nativeEntry() does) when the kernel was
+  // compiled for CPU features this machine lacks (target_cpu, +features).
   void run(std::span<const BufferRef> inputs,
            std::span<const BufferRef> outputs) const;
   void run(std::initializer_list<BufferRef> inputs,

@@ -119,3 +119,19 @@ HostTarget targetFor(const std::string &cpu, const std::string &overrides) {
 }
 
 } // namespace lanejit::jit
+
+namespace lanejit::jit {
+
+std::vector<std::string> featuresMissingOnHost(const std::string &features) {
+  static const FeatureMap host = hostFeatureMap();
+  std::vector<std::string> missing;
+  std::stringstream in(features);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (item.size() > 1 && item[0] == '+')
+      if (auto it = host.find(item.substr(1)); it != host.end() && !it->second)
+        missing.push_back(item.substr(1));
+  return missing;
+}
+
+} // namespace lanejit::jit

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace lanejit::jit {
 
@@ -31,5 +32,11 @@ HostTarget targetWithFeatures(const std::string &overrides);
 // features and `overrides` on top. Throws Error(Kind::Compile) for a CPU
 // name LLVM does not know.
 HostTarget targetFor(const std::string &cpu, const std::string &overrides);
+
+// The features a target's list ("+a,-b,...") turns on that this machine
+// lacks: code compiled for it would fault here with an illegal instruction.
+// Only features the host query reports on count (LLVM names a few that are
+// not CPUID bits).
+std::vector<std::string> featuresMissingOnHost(const std::string &features);
 
 } // namespace lanejit::jit

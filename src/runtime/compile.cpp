@@ -131,6 +131,14 @@ std::shared_ptr<const CompiledCode> build(const Program &program, const CompileO
   code->entry = reinterpret_cast<NativeEntry>(linked.entry);
   code->code_lifetime = std::move(linked.lifetime);
   code->entry_symbol = entry;
+  if (std::vector<std::string> missing = jit::featuresMissingOnHost(l.target.features);
+      !missing.empty()) {
+    code->cannot_run_here = "kernel '" + program.name + "' was compiled for " + l.target.cpu +
+                            " with CPU features this machine lacks (";
+    for (size_t i = 0; i < missing.size(); ++i)
+      code->cannot_run_here += (i ? ", " : "") + missing[i];
+    code->cannot_run_here += "); it can be inspected or written with `lanejit aot`, not run here";
+  }
   code->pass_log = passLog(program, l.passes);
   // The stats are the report's summary, plus the target.
   CompileReport &r = code->report = buildReport(l.plan, l.passes, counts);

@@ -107,6 +107,8 @@ void checkRowIndexRange(const Program &program, int64_t rows) {
 
 void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> outputs) const {
   const Program &program = impl_->program;
+  if (!impl_->code->cannot_run_here.empty())
+    throw Error(Error::Kind::Compile, impl_->code->cannot_run_here);
   if (outputs.size() != program.outputs.size())
     throw Error(Error::Kind::Bind,
                 "program '" + program.name + "' has " + std::to_string(program.outputs.size()) +
@@ -170,6 +172,8 @@ void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> o
 }
 
 NativeEntry Kernel::nativeEntry() const {
+  if (!impl_->code->cannot_run_here.empty())
+    throw Error(Error::Kind::Compile, impl_->code->cannot_run_here);
   return impl_->code->entry;
 }
 int64_t Kernel::workspaceFloats(int64_t cols) const {

@@ -24,6 +24,10 @@ struct LiveCodeCount {
 // code when the last holder (cache entry or Kernel) lets go.
 struct CompiledCode {
   NativeEntry entry = nullptr;
+  // Why this machine cannot run the code ("" when it can): it was compiled
+  // for a CPU (target_cpu, +features) with features this one lacks. Such a
+  // kernel can be inspected and written out by `lanejit aot`, not called.
+  std::string cannot_run_here;
   std::shared_ptr<void> code_lifetime; // jit::LinkedCode::lifetime
   LiveCodeCount counted;
   Program lowered;  // after the pass pipeline

@@ -3,11 +3,15 @@
 // the oracle's answer computed on un-aliased copies.
 #include "support/testing.h"
 
+#include "jit/host_target.h"
+
 #include <lanejit/dsl.h>
 #include <lanejit/error.h>
 #include <lanejit/kernel.h>
 #include <lanejit/library.h>
 
+#include <sstream>
+#include <string>
 #include <vector>
 
 namespace lanejit {
@@ -232,6 +236,45 @@ TEST(KernelRun, UnknownDisabledPassIsAnError) {
     EXPECT_NE(std::string(e.what()).find("no program pass 'fuse-everything'"), std::string::npos)
         << e.what();
   }
+}
+
+} // namespace
+} // namespace lanejit
+
+namespace lanejit {
+namespace {
+
+// A feature LLVM knows that this machine lacks (every x86-64 CPU lacks
+// some: AMD's sse4a, Intel's AMX, ...).
+std::string aFeatureThisMachineLacks() {
+  std::stringstream in(jit::hostTarget().features);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (item.size() > 1 && item[0] == '-')
+      return item.substr(1);
+  return "";
+}
+
+TEST(KernelRun, AKernelForFeaturesThisMachineLacksIsRefusedNotRun) {
+  std::string lacking = aFeatureThisMachineLacks();
+  ASSERT_FALSE(lacking.empty()) << "the host query reported every feature on";
+  EXPECT_EQ(jit::featuresMissingOnHost("+" + lacking), std::vector<std::string>{lacking});
+  EXPECT_TRUE(jit::featuresMissingOnHost(jit::hostTarget().features).empty());
+
+  CompileOptions o;
+  o.target_features = "+" + lacking;
+  Kernel k = compile(library::swiglu(), o);
+  EXPECT_FALSE(k.object().empty()) << "it can still be inspected and written out";
+  check::Case c = check::makeCase(library::swiglu(), {3, 17});
+  try {
+    k.run(c.inputRefs(), c.outputRefs());
+    ADD_FAILURE() << "ran a kernel compiled for +" << lacking;
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("features this machine lacks (" + lacking),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(k.nativeEntry(), Error);
 }
 
 } // namespace

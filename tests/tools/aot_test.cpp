@@ -18,6 +18,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <utility>
 #include <vector>
@@ -302,7 +303,9 @@ TEST_F(Aot, CommandWritesAnObjectThatLinks) {
   ASSERT_EQ(shell(inspect), 0) << slurp(path("out"));
   EXPECT_NE(slurp(path("out")).find("function lanejit_swiglu_0\n"), std::string::npos)
       << slurp(path("out"));
-  EXPECT_NE(slurp(path("out")).find("full-packet body: inlined: 1 dense loop"), std::string::npos)
+  // How many dense loops depends on how LLVM unrolls for this CPU.
+  EXPECT_TRUE(std::regex_search(slurp(path("out")),
+                                std::regex("full-packet body: inlined: [1-9][0-9]* dense loop")))
       << slurp(path("out"));
 }
 

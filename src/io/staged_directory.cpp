@@ -1,13 +1,14 @@
 // A directory that appears whole or not at all (io/staged_directory.h).
 #include "io/staged_directory.h"
 
+#include "io/temporary_name.h"
+
 #include <lanejit/error.h>
 
 #include <fmt/format.h>
 
 #include <cerrno>
 #include <cstring>
-#include <random>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -48,15 +49,8 @@ StagedDirectory::StagedDirectory(fs::path path) : path_(std::move(path)) {
   if (ec)
     fail(path_, fmt::format("cannot create directory {}: {}", parent.string(), ec.message()));
 
-  static constexpr char kChars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-  std::random_device seed;
-  std::minstd_rand random(seed());
-  std::string stem = path_.filename().string().substr(0, 200);
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    std::string suffix;
-    for (int i = 0; i < 6; ++i)
-      suffix.push_back(kChars[random() % (sizeof kChars - 1)]);
-    fs::path candidate = parent / ("." + stem + ".partial-" + suffix);
+  for (int attempt = 0; attempt < kTemporaryNameAttempts; ++attempt) {
+    fs::path candidate = temporaryNameBeside(fs::absolute(path_), "partial");
     // 0777: the umask applies as for any new directory.
     if (::mkdir(candidate.c_str(), 0777) == 0) {
       staging_ = candidate;

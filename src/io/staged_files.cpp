@@ -1,6 +1,8 @@
 // Writing files whole or not at all (io/staged_files.h).
 #include "io/staged_files.h"
 
+#include "io/temporary_name.h"
+
 #include <lanejit/error.h>
 
 #include <fmt/format.h>
@@ -8,7 +10,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <random>
 #include <set>
 
 #include <fcntl.h>
@@ -38,21 +39,11 @@ fs::path renameTarget(const std::string &path) {
   return ec ? absolute.lexically_normal() : resolved;
 }
 
-// Opens a new temporary file in the target's directory. The name starts with
-// a dot and ends in ".tmp-" and six random characters, so a leftover from a
-// killed process is recognizable. Mode 0666 lets the umask apply as for any
-// new file.
+// Opens a new temporary file beside the target (".NAME.tmp-XXXXXX"). Mode
+// 0666 lets the umask apply as for any new file.
 int openTemporary(const std::string &path, const fs::path &target, std::string &temporary) {
-  static constexpr char kChars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-  std::random_device seed;
-  std::minstd_rand random(seed());
-  // Stay under NAME_MAX (255) with the dot and the 11-character suffix.
-  std::string stem = target.filename().string().substr(0, 200);
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    std::string suffix;
-    for (int i = 0; i < 6; ++i)
-      suffix.push_back(kChars[random() % (sizeof kChars - 1)]);
-    temporary = (target.parent_path() / ("." + stem + ".tmp-" + suffix)).string();
+  for (int attempt = 0; attempt < kTemporaryNameAttempts; ++attempt) {
+    temporary = temporaryNameBeside(target, "tmp").string();
     int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0)
       return fd;

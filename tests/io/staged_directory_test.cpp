@@ -25,14 +25,7 @@ class StagedDirectoryTest : public ::testing::Test {
 protected:
   fs::path path(const std::string &name) const { return scratch_.path() / name; }
 
-  // Every name in the scratch folder, sorted.
-  std::vector<std::string> listing() const {
-    std::vector<std::string> names;
-    for (const fs::directory_entry &e : fs::directory_iterator(scratch_.path()))
-      names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
+  std::vector<std::string> listing() const { return test::sortedNames(scratch_.path()); }
 
   std::string errorFor(const fs::path &dir) {
     try {

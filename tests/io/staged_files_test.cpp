@@ -27,14 +27,7 @@ class StagedFilesTest : public ::testing::Test {
 protected:
   std::string path(const std::string &name) const { return scratch_.file(name); }
 
-  // The names in the scratch folder, sorted.
-  std::vector<std::string> listing() const {
-    std::vector<std::string> names;
-    for (const fs::directory_entry &e : fs::directory_iterator(scratch_.path()))
-      names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
+  std::vector<std::string> listing() const { return test::sortedNames(scratch_.path()); }
 
   // The message `write` throws; fails the test if it does not throw.
   template <typename F> std::string errorOf(F write) {

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <sys/wait.h>
@@ -30,6 +32,14 @@ ScratchDir::~ScratchDir() {
 int shell(const std::string &command) {
   int status = std::system(command.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::vector<std::string> sortedNames(const std::filesystem::path &dir) {
+  std::vector<std::string> names;
+  for (const std::filesystem::directory_entry &e : std::filesystem::directory_iterator(dir))
+    names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 std::string slurp(const std::filesystem::path &path) {

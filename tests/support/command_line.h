@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace lanejit::test {
 
@@ -34,6 +35,9 @@ CommandResult runBinary(const std::string &binary, const std::string &args,
 
 // Runs a shell command line; its exit code, or -1.
 int shell(const std::string &command);
+
+// The names of the entries of a directory, sorted.
+std::vector<std::string> sortedNames(const std::filesystem::path &dir);
 
 // A whole file's bytes ("" when it cannot be read).
 std::string slurp(const std::filesystem::path &path);

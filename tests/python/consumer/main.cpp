@@ -1,5 +1,6 @@
 // Compiles the library's LayerNorm through the installed lanejit, runs it,
 // and checks it against the FP64 reference. Prints "ok" on success.
+#include <lanejit/error.h>
 #include <lanejit/kernel.h>
 #include <lanejit/library.h>
 #include <lanejit/reference.h>
@@ -18,7 +19,8 @@ int main() {
   Kernel k = compile(program);
   std::vector<BufferRef> in{BufferRef::matrix(x.data(), R, C), BufferRef::vector(gamma.data(), C),
                             BufferRef::vector(beta.data(), C)};
-  k.run(in, {BufferRef::matrix(y.data(), R, C)});
+  std::vector<BufferRef> out{BufferRef::matrix(y.data(), R, C)};
+  k.run(in, out);
   ReferenceOutput ref = evaluateReference(program, in, {R, C})[0];
   for (int64_t r = 0; r < R; ++r)
     for (int64_t c = 0; c < C; ++c)
@@ -27,9 +29,10 @@ int main() {
         return 1;
       }
   try {
-    k.run(in, {BufferRef::matrix(y.data(), R, C - 1)});
+    std::vector<BufferRef> bad{BufferRef::matrix(y.data(), R, C - 1)};
+    k.run(in, bad);
     return 1;
-  } catch (const Error &e) { // errors cross the shared library's boundary
+  } catch (const Error &) { // errors cross the shared library's boundary
   }
   std::printf("ok\n");
   return 0;

@@ -18,7 +18,7 @@ per-call mean; then per round the paired differences py-out - native and
 py-new - native (median [min-max]) and py-out / torch, with how many rounds
 lanejit's Python call beat torch.
 
-  /usr/bin/python3 python/bench/overhead.py [--rounds 30] [--calls 2000] [--case layernorm]
+  /usr/bin/python3 python/bench/overhead.py [--rounds 200] [--calls 200] [--case layernorm]
 Run it with PYTHONPATH=build/python for the build tree's package.
 """
 import argparse
@@ -128,8 +128,8 @@ def run_case(name, rounds, calls):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=30)
-    parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=200)
+    parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--case", action="append",
                         help="library program(s); default: all six")
     a = parser.parse_args()

@@ -39,7 +39,18 @@ const TorchTable *torchTable() {
     return torch_table;
   if (!PyDict_GetItemString(PyImport_GetModuleDict(), "torch"))
     return nullptr;
-  py::object capsule = py::module_::import("lanejit._lanejit_torch").attr("table");
+  static bool missing = false; // built without the adapter: tensors are refused
+  if (missing)
+    return nullptr;
+  py::object capsule;
+  try {
+    capsule = py::module_::import("lanejit._lanejit_torch").attr("table");
+  } catch (py::error_already_set &e) {
+    if (!e.matches(PyExc_ImportError))
+      throw;
+    missing = true;
+    return nullptr;
+  }
   torch_table = static_cast<const TorchTable *>(
       PyCapsule_GetPointer(capsule.ptr(), kTorchTableCapsule));
   if (!torch_table)
@@ -146,7 +157,9 @@ BufferRef bindOne(py::handle object, ParamKind kind, const char *role, const std
                   bool writable, BoundArguments &bound, float &scalar) {
   ArrayView view;
   if (!numpyView(object, role, name, view) && !torchView(object, role, name, view)) {
-    if (kind == ParamKind::Scalar && (PyFloat_Check(object.ptr()) || PyLong_Check(object.ptr()))) {
+    // Python numbers and numpy scalars (np.float32(...)) for scalar inputs.
+    if (kind == ParamKind::Scalar && PyNumber_Check(object.ptr()) &&
+        Py_TYPE(object.ptr())->tp_as_number->nb_float) {
       scalar = static_cast<float>(PyFloat_AsDouble(object.ptr()));
       if (PyErr_Occurred())
         throw py::error_already_set();

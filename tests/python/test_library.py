@@ -78,7 +78,7 @@ def test_scalar_inputs_from_numbers_and_0d():
     program = b.build()
     kernel = lanejit.compile(program)
     x = np.arange(12, dtype=np.float32).reshape(3, 4)
-    for s in (2.5, 2, np.array(2.5, dtype=np.float32)):
+    for s in (2.5, 2, np.array(2.5, dtype=np.float32), np.float32(2.5), np.float64(2)):
         y = kernel(x, s)
         assert_close(y, x * float(s) + 1.0)
     assert_close(lanejit.reference(program, x, 0.5), x * 0.5 + 1)

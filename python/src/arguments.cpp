@@ -27,8 +27,12 @@ std::string what(const char *role, const std::string &name) {
   return std::string("lanejit: ") + role + " '" + name + "'";
 }
 
-[[noreturn]] void typeError(const std::string &message) { throw py::type_error(message); }
-[[noreturn]] void valueError(const std::string &message) { throw py::value_error(message); }
+[[noreturn]] void typeError(const std::string &message) {
+  throw py::type_error(message);
+}
+[[noreturn]] void valueError(const std::string &message) {
+  throw py::value_error(message);
+}
 
 const TorchTable *torch_table = nullptr; // set once; the GIL guards it
 
@@ -51,8 +55,8 @@ const TorchTable *torchTable() {
     missing = true;
     return nullptr;
   }
-  torch_table = static_cast<const TorchTable *>(
-      PyCapsule_GetPointer(capsule.ptr(), kTorchTableCapsule));
+  torch_table =
+      static_cast<const TorchTable *>(PyCapsule_GetPointer(capsule.ptr(), kTorchTableCapsule));
   if (!torch_table)
     throw py::error_already_set();
   return torch_table;
@@ -120,8 +124,10 @@ bool torchView(py::handle object, const char *role, const std::string &name, Arr
 BufferRef rowTensor(const ArrayView &view, const char *role, const std::string &name,
                     BoundArguments &bound) {
   if (view.dims < 2)
-    valueError(what(role, name) + " is a row tensor [R, cols] and must have at least 2 "
-               "dimensions, got " + std::to_string(view.dims));
+    valueError(what(role, name) +
+               " is a row tensor [R, cols] and must have at least 2 "
+               "dimensions, got " +
+               std::to_string(view.dims));
   int last = view.dims - 1;
   int64_t cols = view.sizes[last];
   if (cols > 1 && view.strides[last] != 1)
@@ -133,9 +139,11 @@ BufferRef rowTensor(const ArrayView &view, const char *role, const std::string &
       if (row_stride < 0)
         row_stride = view.strides[i] / rows; // rows == 1: the dims inside are all 1
       else if (view.strides[i] != row_stride * rows && rows != 0)
-        valueError(what(role, name) + " has leading dimensions that do not step by whole "
-                   "rows (stride " + std::to_string(view.strides[i]) + " at dimension " +
-                   std::to_string(i) + "); only contiguous or row-strided views are "
+        valueError(what(role, name) +
+                   " has leading dimensions that do not step by whole "
+                   "rows (stride " +
+                   std::to_string(view.strides[i]) + " at dimension " + std::to_string(i) +
+                   "); only contiguous or row-strided views are "
                    "passed without a copy");
     }
     rows *= view.sizes[i];
@@ -174,12 +182,13 @@ BufferRef bindOne(py::handle object, ParamKind kind, const char *role, const std
   if (bound.library == ArrayLibrary::None)
     bound.library = view.library;
   switch (kind) {
-  case ParamKind::RowTensor:
-    return rowTensor(view, role, name, bound);
+  case ParamKind::RowTensor: return rowTensor(view, role, name, bound);
   case ParamKind::ColVector:
     if (view.dims != 1)
-      valueError(what(role, name) + " is a column vector [cols] and must have 1 dimension, "
-                 "got " + std::to_string(view.dims));
+      valueError(what(role, name) +
+                 " is a column vector [cols] and must have 1 dimension, "
+                 "got " +
+                 std::to_string(view.dims));
     if (view.sizes[0] > 1 && view.strides[0] != 1)
       valueError(what(role, name) + " must have unit stride, got a stride of " +
                  std::to_string(view.strides[0]) + " elements");
@@ -225,8 +234,8 @@ void bindOutputs(const Program &program, py::handle out, BoundArguments &bound) 
   bool sequence = PyTuple_Check(out.ptr()) || PyList_Check(out.ptr());
   if (count == 1 && !sequence) {
     float unused;
-    bound.outputs[0] = bindOne(out, ParamKind::RowTensor, "output", program.outputs[0].name,
-                               true, bound, unused);
+    bound.outputs[0] =
+        bindOne(out, ParamKind::RowTensor, "output", program.outputs[0].name, true, bound, unused);
   } else {
     if (!sequence || static_cast<size_t>(py::len(out)) != count)
       typeError("lanejit: " + program.name + " has " + std::to_string(count) +
@@ -234,8 +243,8 @@ void bindOutputs(const Program &program, py::handle out, BoundArguments &bound) 
     py::sequence items = py::reinterpret_borrow<py::sequence>(out);
     for (size_t i = 0; i < count; ++i) {
       float unused;
-      bound.outputs[i] = bindOne(items[i], ParamKind::RowTensor, "output",
-                                 program.outputs[i].name, true, bound, unused);
+      bound.outputs[i] = bindOne(items[i], ParamKind::RowTensor, "output", program.outputs[i].name,
+                                 true, bound, unused);
     }
   }
   bound.output_count = static_cast<int>(count);
@@ -269,8 +278,8 @@ py::object allocateOutputs(const Program &program, Shape shape, BoundArguments &
       array = py::array_t<float>(std::vector<py::ssize_t>(sizes, sizes + dims + 1));
     }
     float unused;
-    bound.outputs[i] = bindOne(array, ParamKind::RowTensor, "output", decl.name, true, bound,
-                               unused);
+    bound.outputs[i] =
+        bindOne(array, ParamKind::RowTensor, "output", decl.name, true, bound, unused);
     results[i] = std::move(array);
   }
   bound.output_count = static_cast<int>(count);

@@ -49,15 +49,15 @@ CompileOptions optionsFrom(const py::kwargs &kwargs) {
                            "thread (call kernels from several Python threads instead; the GIL "
                            "is released while a kernel runs)");
     else {
-      std::string name = upper(k) == "SPECIALIZE_FULL_PACKETS" ? "FULL_PACKET_SPECIALIZATION"
-                                                               : upper(k);
+      std::string name =
+          upper(k) == "SPECIALIZE_FULL_PACKETS" ? "FULL_PACKET_SPECIALIZATION" : upper(k);
       auto names = CompileOptions::switchNames();
       if (std::find(names.begin(), names.end(), name) == names.end()) {
         std::string known = "lanes, opt_level, block_rows, target_features, disabled_passes";
         for (const std::string &n : names)
           known += ", " + n;
-        throw py::type_error("lanejit: compile() got an unknown option '" + k + "' (known: " +
-                             known + "; switch names in either case)");
+        throw py::type_error("lanejit: compile() got an unknown option '" + k +
+                             "' (known: " + known + "; switch names in either case)");
       }
       o.setSwitch(name, value.cast<bool>());
     }
@@ -141,45 +141,55 @@ void defineKernel(py::module_ &m) {
       .def_property_readonly("program", &Kernel::program)
       .def_property_readonly("options", [](const Kernel &k) { return k.options().key(); })
       .def_property_readonly("stats", &statsOf)
-      .def_property_readonly("input_names", [](const Kernel &k) {
-        std::vector<std::string> n;
-        for (const Param &p : k.program().inputs)
-          n.push_back(p.name);
-        return n;
-      })
-      .def_property_readonly("output_names", [](const Kernel &k) {
-        std::vector<std::string> n;
-        for (const Output &o : k.program().outputs)
-          n.push_back(o.name);
-        return n;
-      })
+      .def_property_readonly("input_names",
+                             [](const Kernel &k) {
+                               std::vector<std::string> n;
+                               for (const Param &p : k.program().inputs)
+                                 n.push_back(p.name);
+                               return n;
+                             })
+      .def_property_readonly("output_names",
+                             [](const Kernel &k) {
+                               std::vector<std::string> n;
+                               for (const Output &o : k.program().outputs)
+                                 n.push_back(o.name);
+                               return n;
+                             })
       .def("workspace_floats", &Kernel::workspaceFloats, py::arg("cols"))
-      .def("dump", [](const Kernel &k, const std::string &stage) -> py::object {
-        if (stage == "object")
-          return py::bytes(k.object());
-        return py::str(k.dump(stage));
-      }, py::arg("stage"), "passes, ir, plan, llvm-unoptimized, llvm, asm (text) or object (bytes)")
+      .def(
+          "dump",
+          [](const Kernel &k, const std::string &stage) -> py::object {
+            if (stage == "object")
+              return py::bytes(k.object());
+            return py::str(k.dump(stage));
+          },
+          py::arg("stage"),
+          "passes, ir, plan, llvm-unoptimized, llvm, asm (text) or object (bytes)")
       .def("_report_text", [](const Kernel &k) { return k.report().text(); })
       .def("_report_json", [](const Kernel &k) { return k.report().json(); })
-      .def("_inspect", [](const Kernel &k) {
-        inspect::ObjectReport r;
-        {
-          py::gil_scoped_release release;
-          r = inspect::inspectKernel(k);
-        }
-        return py::make_tuple(inspect::toText(r), inspect::toJson(r));
-      })
+      .def("_inspect",
+           [](const Kernel &k) {
+             inspect::ObjectReport r;
+             {
+               py::gil_scoped_release release;
+               r = inspect::inspectKernel(k);
+             }
+             return py::make_tuple(inspect::toText(r), inspect::toJson(r));
+           })
       .def("_aot", [](const Kernel &k) {
         aot::Artifacts a = aot::build(k);
         return py::make_tuple(py::bytes(a.object), a.header, a.entry_symbol, a.imports);
       });
 
-  m.def("compile", [](const Program &program, py::kwargs kwargs) {
-    CompileOptions options = optionsFrom(kwargs);
-    py::gil_scoped_release release;
-    return compile(program, options);
-  }, py::arg("program"),
-        "compile(program, lanes=0, **switches): switch names as in docs/switches.md");
+  m.def(
+      "compile",
+      [](const Program &program, py::kwargs kwargs) {
+        CompileOptions options = optionsFrom(kwargs);
+        py::gil_scoped_release release;
+        return compile(program, options);
+      },
+      py::arg("program"),
+      "compile(program, lanes=0, **switches): switch names as in docs/switches.md");
   m.def("switch_names", &CompileOptions::switchNames);
   m.def("reference", &reference, py::arg("program"),
         "reference(program, *inputs): the FP64 oracle's outputs as float64 numpy arrays");

@@ -98,14 +98,14 @@ void defineProgram(py::module_ &m) {
         throw py::type_error("lanejit: an Expr has no truth value; use lanejit.select, & and |");
       });
   // Binary operators with an Expr or a number on either side.
-#define LANEJIT_PY_BINARY(PY, EXPR)                                                        \
-  expr.def("__" PY "__", [](const Expr &a, py::handle b) {                                 \
-    Expr rhs = toExpr(b, a);                                                               \
-    return EXPR(a, rhs);                                                                   \
-  });                                                                                      \
-  expr.def("__r" PY "__", [](const Expr &a, py::handle b) {                                \
-    Expr lhs = toExpr(b, a);                                                               \
-    return EXPR(lhs, a);                                                                   \
+#define LANEJIT_PY_BINARY(PY, EXPR)                                                                \
+  expr.def("__" PY "__", [](const Expr &a, py::handle b) {                                         \
+    Expr rhs = toExpr(b, a);                                                                       \
+    return EXPR(a, rhs);                                                                           \
+  });                                                                                              \
+  expr.def("__r" PY "__", [](const Expr &a, py::handle b) {                                        \
+    Expr lhs = toExpr(b, a);                                                                       \
+    return EXPR(lhs, a);                                                                           \
   });
 #define LANEJIT_OP(OP) [](const Expr &x, const Expr &y) { return x OP y; }
   LANEJIT_PY_BINARY("add", LANEJIT_OP(+))
@@ -127,17 +127,34 @@ void defineProgram(py::module_ &m) {
 
   // Two-operand functions accept numbers on either side, typed like the Expr.
   auto pair = [](py::handle a, py::handle b) {
-    Expr like = py::isinstance<Expr>(a) ? a.cast<Expr>() : py::isinstance<Expr>(b) ? b.cast<Expr>() : Expr();
+    Expr like = py::isinstance<Expr>(a)   ? a.cast<Expr>()
+                : py::isinstance<Expr>(b) ? b.cast<Expr>()
+                                          : Expr();
     return std::pair{toExpr(a, like), toExpr(b, like)};
   };
-  m.def("eq", [pair](py::handle a, py::handle b) { auto [x, y] = pair(a, b); return eq(x, y); });
-  m.def("ne", [pair](py::handle a, py::handle b) { auto [x, y] = pair(a, b); return ne(x, y); });
-  m.def("minimum", [pair](py::handle a, py::handle b) { auto [x, y] = pair(a, b); return min(x, y); });
-  m.def("maximum", [pair](py::handle a, py::handle b) { auto [x, y] = pair(a, b); return max(x, y); });
-  m.def("select", [pair](const Expr &cond, py::handle a, py::handle b) {
+  m.def("eq", [pair](py::handle a, py::handle b) {
     auto [x, y] = pair(a, b);
-    return select(cond, x, y);
-  }, py::arg("cond"), py::arg("a"), py::arg("b"));
+    return eq(x, y);
+  });
+  m.def("ne", [pair](py::handle a, py::handle b) {
+    auto [x, y] = pair(a, b);
+    return ne(x, y);
+  });
+  m.def("minimum", [pair](py::handle a, py::handle b) {
+    auto [x, y] = pair(a, b);
+    return min(x, y);
+  });
+  m.def("maximum", [pair](py::handle a, py::handle b) {
+    auto [x, y] = pair(a, b);
+    return max(x, y);
+  });
+  m.def(
+      "select",
+      [pair](const Expr &cond, py::handle a, py::handle b) {
+        auto [x, y] = pair(a, b);
+        return select(cond, x, y);
+      },
+      py::arg("cond"), py::arg("a"), py::arg("b"));
   m.def("fma", [](const Expr &a, py::handle b, py::handle c) {
     return fma(a, toExpr(b, a), toExpr(c, a));
   });
@@ -163,19 +180,23 @@ void defineProgram(py::module_ &m) {
 
   py::class_<Program>(m, "Program", "A row program: named inputs to named outputs, row by row")
       .def_readonly("name", &Program::name)
-      .def_property_readonly("inputs", [](const Program &p) {
-        py::list l;
-        for (const Param &d : p.inputs)
-          l.append(py::make_tuple(d.name, std::string(name(d.kind)),
-                                  d.kind == ParamKind::Scalar ? py::none() : py::cast(d.cols)));
-        return l;
-      }, "(name, kind, cols) per input; kind is 'row tensor', 'column vector' or 'scalar'")
-      .def_property_readonly("outputs", [](const Program &p) {
-        py::list l;
-        for (const Output &o : p.outputs)
-          l.append(py::make_tuple(o.name, o.cols));
-        return l;
-      })
+      .def_property_readonly(
+          "inputs",
+          [](const Program &p) {
+            py::list l;
+            for (const Param &d : p.inputs)
+              l.append(py::make_tuple(d.name, std::string(name(d.kind)),
+                                      d.kind == ParamKind::Scalar ? py::none() : py::cast(d.cols)));
+            return l;
+          },
+          "(name, kind, cols) per input; kind is 'row tensor', 'column vector' or 'scalar'")
+      .def_property_readonly("outputs",
+                             [](const Program &p) {
+                               py::list l;
+                               for (const Output &o : p.outputs)
+                                 l.append(py::make_tuple(o.name, o.cols));
+                               return l;
+                             })
       .def("hash", &Program::hash)
       .def("__str__", [](const Program &p) { return print(p); })
       .def("__repr__", [](const Program &p) { return "<lanejit.Program " + p.name + ">"; });
@@ -185,19 +206,27 @@ void defineProgram(py::module_ &m) {
       .def("rows", &ProgramBuilder::rows, py::arg("name"), py::arg("cols") = Dim::C())
       .def("columns", &ProgramBuilder::columns, py::arg("name"), py::arg("cols") = Dim::C())
       .def("scalar", &ProgramBuilder::scalar, py::arg("name"))
-      .def("write", [](ProgramBuilder &b, const std::string &out, Dim begin, py::handle value, Dim cols) {
-        b.write(out, begin, toExpr(value, Expr()), cols);
-      }, py::arg("output"), py::arg("begin"), py::arg("value"), py::arg("cols") = Dim::C())
-      .def("output", [](ProgramBuilder &b, const std::string &name, const Expr &value) {
-        b.output(name, value);
-      }, py::arg("name"), py::arg("value"))
+      .def(
+          "write",
+          [](ProgramBuilder &b, const std::string &out, Dim begin, py::handle value, Dim cols) {
+            b.write(out, begin, toExpr(value, Expr()), cols);
+          },
+          py::arg("output"), py::arg("begin"), py::arg("value"), py::arg("cols") = Dim::C())
+      .def(
+          "output",
+          [](ProgramBuilder &b, const std::string &name, const Expr &value) {
+            b.output(name, value);
+          },
+          py::arg("name"), py::arg("value"))
       .def("build", &ProgramBuilder::build);
 
-  m.def("parse", [](std::string_view text, std::string_view source) { return parse(text, source); },
-        py::arg("text"), py::arg("source_name") = "<input>");
+  m.def(
+      "parse", [](std::string_view text, std::string_view source) { return parse(text, source); },
+      py::arg("text"), py::arg("source_name") = "<input>");
   m.def("parse_file", &parseFile, py::arg("path"));
-  m.def("print", [](const Program &p) { return print(p); }, py::arg("program"),
-        "The canonical text form (docs/text-format.md)");
+  m.def(
+      "print", [](const Program &p) { return print(p); }, py::arg("program"),
+      "The canonical text form (docs/text-format.md)");
 
   py::module_ lib = m.def_submodule("library", "The six operators as ready programs (library.h)");
   lib.def("rope", &library::rope);

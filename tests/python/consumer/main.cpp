@@ -25,7 +25,8 @@ int main() {
   for (int64_t r = 0; r < R; ++r)
     for (int64_t c = 0; c < C; ++c)
       if (std::abs(y[r * C + c] - ref.at(r, c)) > 5e-5 + 5e-5 * std::abs(ref.at(r, c))) {
-        std::printf("mismatch at %lld,%lld\n", static_cast<long long>(r), static_cast<long long>(c));
+        std::printf("mismatch at %lld,%lld\n", static_cast<long long>(r),
+                    static_cast<long long>(c));
         return 1;
       }
   try {

@@ -118,33 +118,45 @@ bool torchView(py::handle object, const char *role, const std::string &name, Arr
   return true;
 }
 
+// The first row tensor's leading dimensions, which allocated outputs repeat.
+void recordLeading(const ArrayView &view, BoundArguments &bound) {
+  if (bound.leading_dims != 0)
+    return;
+  bound.leading_dims = view.dims - 1;
+  for (int i = 0; i < view.dims - 1; ++i)
+    bound.leading[i] = view.sizes[i];
+}
+
 // [.., R, cols] -> BufferRef::matrix(rows = product of the leading sizes).
 // The leading dimensions must step by whole rows (any contiguous tensor,
 // or a row-strided view of one); anything else would need a copy.
 BufferRef rowTensor(const ArrayView &view, const char *role, const std::string &name,
                     BoundArguments &bound) {
   if (view.dims < 2)
-    valueError(what(role, name) +
-               " is a row tensor [R, cols] and must have at least 2 "
-               "dimensions, got " +
-               std::to_string(view.dims));
+    valueError(what(role, name) + " is a row tensor [R, cols] and must have at least 2 " +
+               "dimensions, got " + std::to_string(view.dims));
   int last = view.dims - 1;
   int64_t cols = view.sizes[last];
+  int64_t count = 1; // rows, when no dimension is empty
+  for (int i = 0; i < last; ++i)
+    count *= view.sizes[i];
+  if (count == 0 || cols == 0) { // no element is addressed: strides mean nothing
+    recordLeading(view, bound);
+    return BufferRef::matrix(view.data, count, cols, cols);
+  }
   if (cols > 1 && view.strides[last] != 1)
     valueError(what(role, name) + " must have unit column stride, got a stride of " +
                std::to_string(view.strides[last]) + " elements");
   int64_t rows = 1, row_stride = -1;
   for (int i = last - 1; i >= 0; --i) {
     if (view.sizes[i] != 1) {
-      if (row_stride < 0)
-        row_stride = view.strides[i] / rows; // rows == 1: the dims inside are all 1
-      else if (view.strides[i] != row_stride * rows && rows != 0)
-        valueError(what(role, name) +
-                   " has leading dimensions that do not step by whole "
-                   "rows (stride " +
-                   std::to_string(view.strides[i]) + " at dimension " + std::to_string(i) +
-                   "); only contiguous or row-strided views are "
-                   "passed without a copy");
+      if (row_stride < 0) // the innermost leading dimension that steps
+        row_stride = view.strides[i];
+      else if (view.strides[i] != row_stride * rows)
+        valueError(what(role, name) + " has leading dimensions that do not step by whole rows " +
+                   "(stride " + std::to_string(view.strides[i]) + " at dimension " +
+                   std::to_string(i) + "); only contiguous or row-strided views are passed " +
+                   "without a copy");
     }
     rows *= view.sizes[i];
   }
@@ -153,11 +165,7 @@ BufferRef rowTensor(const ArrayView &view, const char *role, const std::string &
   if (row_stride <= 0)
     valueError(what(role, name) + " has a row stride of " + std::to_string(row_stride) +
                " elements; rows must not overlap or run backwards");
-  if (bound.leading_dims == 0) {
-    bound.leading_dims = last;
-    for (int i = 0; i < last; ++i)
-      bound.leading[i] = view.sizes[i];
-  }
+  recordLeading(view, bound);
   return BufferRef::matrix(view.data, rows, cols, row_stride);
 }
 

@@ -203,3 +203,12 @@ def test_compile_options():
         lanejit.compile(program, threads=4)
     with pytest.raises(lanejit.Error):
         lanejit.compile(program, lanes=5)
+
+
+def test_empty_arrays(torch, layernorm):
+    # numpy gives empty arrays arbitrary strides; nothing is addressed, so
+    # they bind as dense.
+    _, k = layernorm
+    _, g, b = ln_inputs()
+    assert k(np.zeros((0, 65), np.float32), g, b).shape == (0, 65)
+    assert tuple(k(torch.zeros(2, 0, 65), torch.from_numpy(g), b).shape) == (2, 0, 65)

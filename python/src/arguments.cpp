@@ -103,6 +103,8 @@ bool torchView(py::handle object, const char *role, const std::string &name, Arr
   if (!t.on_cpu)
     typeError(what(role, name) + " is a " + t.device +
               " tensor; lanejit kernels run on the CPU (move it with .cpu())");
+  if (!t.strided)
+    typeError(what(role, name) + " is not a dense (strided) tensor");
   if (t.needs_grad)
     typeError(what(role, name) +
               " requires grad; call the kernel under torch.no_grad() or pass .detach()");

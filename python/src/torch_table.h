@@ -21,6 +21,7 @@ struct TensorView {
   bool is_float32 = false;
   bool on_cpu = false;
   bool needs_grad = false; // requires_grad while grad mode is on
+  bool strided = false;    // dense layout (not sparse, mkldnn, ...): sizes and strides are set
   const char *dtype = "";  // for messages
   const char *device = ""; // for messages
 };

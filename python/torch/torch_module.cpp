@@ -28,6 +28,9 @@ int viewTensor(PyObject *object, TensorView *view) {
   view->needs_grad = t.requires_grad() && at::GradMode::is_enabled();
   view->dtype = c10::toString(t.scalar_type());
   view->device = view->on_cpu ? "cpu" : t.device().is_cuda() ? "cuda" : "non-CPU";
+  view->strided = t.layout() == at::kStrided;
+  if (!view->strided)
+    return 1; // the caller refuses it; strides() would throw
   int64_t dims = t.dim();
   view->dims = static_cast<int>(dims);
   if (dims > lanejit::python::kMaxDims)

@@ -180,6 +180,7 @@ def test_bad_torch_arguments(torch, layernorm):
     assert_close(y.numpy(), k(x, g, b).numpy())
     out = torch.zeros(17, 65, requires_grad=True)
     expect(TypeError, r"output 'y' requires grad", k, x, g, b, out=out)
+    expect(TypeError, r"input 'x' is not a dense \(strided\) tensor", k, x.to_sparse(), g, b)
     meta = torch.empty(17, 65, device="meta")
     expect(TypeError, r"input 'x' is a non-CPU tensor", k, meta, g, b)
     if torch.cuda.is_available():  # pragma: no cover (no GPU in CI)

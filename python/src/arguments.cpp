@@ -7,6 +7,7 @@
 
 #include <pybind11/numpy.h>
 
+#include <algorithm>
 #include <string>
 
 namespace lanejit::python {
@@ -264,38 +265,39 @@ py::object allocateOutputs(const Program &program, Shape shape, BoundArguments &
   size_t count = program.outputs.size();
   if (count > BoundArguments::kMaxBuffers)
     valueError("lanejit: " + program.name + " has too many outputs");
-  py::tuple results(count);
+  // [leading..., cols], or [rows, cols] when no input had leading dimensions.
+  int64_t sizes[kMaxDims + 1];
+  int dims = bound.leading_dims;
+  if (dims == 0)
+    sizes[dims++] = shape.rows;
+  else
+    std::copy(bound.leading.begin(), bound.leading.begin() + dims, sizes);
+  py::object single;
+  py::tuple several(count > 1 ? count : 0);
   for (size_t i = 0; i < count; ++i) {
-    const Output &decl = program.outputs[i];
-    int64_t cols = evaluateDim(decl.cols, shape.cols, "output '" + decl.name + "' columns");
-    int64_t sizes[kMaxDims + 1];
-    int dims = bound.leading_dims;
-    if (dims == 0) {
-      sizes[0] = shape.rows;
-      dims = 1;
-    } else {
-      for (int d = 0; d < dims; ++d)
-        sizes[d] = bound.leading[d];
-    }
+    int64_t cols = evaluateDim(program.outputs[i].cols, shape.cols, "an output's columns");
     sizes[dims] = cols;
     py::object array;
+    void *data = nullptr;
     if (bound.library == ArrayLibrary::Torch) {
-      PyObject *tensor = torchTable()->empty(sizes, dims + 1);
+      PyObject *tensor = torchTable()->empty(sizes, dims + 1, &data);
       if (!tensor)
         throw py::error_already_set();
       array = py::reinterpret_steal<py::object>(tensor);
     } else {
-      array = py::array_t<float>(std::vector<py::ssize_t>(sizes, sizes + dims + 1));
+      py::array_t<float> a(std::vector<py::ssize_t>(sizes, sizes + dims + 1));
+      data = a.mutable_data();
+      array = std::move(a);
     }
-    float unused;
-    bound.outputs[i] =
-        bindOne(array, ParamKind::RowTensor, "output", decl.name, true, bound, unused);
-    results[i] = std::move(array);
+    // Dense, as allocated: no view to read back.
+    bound.outputs[i] = BufferRef::matrix(data, shape.rows, cols);
+    if (count == 1)
+      single = std::move(array);
+    else
+      several[i] = std::move(array);
   }
   bound.output_count = static_cast<int>(count);
-  if (count == 1)
-    return results[0];
-  return results;
+  return count == 1 ? single : several;
 }
 
 } // namespace lanejit::python

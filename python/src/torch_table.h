@@ -30,9 +30,9 @@ struct TorchTable {
   // 1 and fills `view` when `object` is a torch.Tensor, 0 when it is not;
   // never raises.
   int (*view)(PyObject *object, TensorView *view);
-  // A new float32 CPU tensor of the given shape (new reference), or null
-  // with a Python error set.
-  PyObject *(*empty)(const int64_t *sizes, int dims);
+  // A new dense float32 CPU tensor of the given shape (new reference) and
+  // its data in *data, or null with a Python error set.
+  PyObject *(*empty)(const int64_t *sizes, int dims, void **data);
 };
 
 constexpr const char *kTorchTableCapsule = "lanejit._lanejit_torch.table";

@@ -1,0 +1,48 @@
+// Python objects -> BufferRefs, without copying: numpy arrays and torch
+// tensors (CPU float32, unit column stride, any row stride) are passed by
+// pointer, Python numbers as scalars. Anything else raises TypeError or
+// ValueError naming the argument; nothing is ever copied silently.
+#pragma once
+
+#include "torch_table.h"
+
+#include <lanejit/buffer.h>
+#include <lanejit/ir.h>
+
+#include <pybind11/pybind11.h>
+
+#include <array>
+#include <string_view>
+
+namespace lanejit::python {
+
+namespace py = pybind11;
+
+enum class ArrayLibrary { None, Numpy, Torch };
+
+// What a call's arguments were bound to. Fixed capacity so a call does no
+// heap allocation of its own; programs with more buffers are rejected.
+struct BoundArguments {
+  static constexpr int kMaxBuffers = 16;
+  std::array<BufferRef, kMaxBuffers> inputs;
+  std::array<BufferRef, kMaxBuffers> outputs;
+  std::array<float, kMaxBuffers> scalars; // storage for Python numbers
+  int input_count = 0, output_count = 0;
+  ArrayLibrary library = ArrayLibrary::None; // of the first array input
+  // The leading dimensions of the first row-tensor input (B, T of B x T x C),
+  // which allocated outputs repeat.
+  int leading_dims = 0;
+  std::array<int64_t, kMaxDims> leading{};
+};
+
+// Binds inputs (a tuple of Python objects) to `program`'s declarations.
+void bindInputs(const Program &program, py::handle args, size_t first, BoundArguments &bound);
+// Binds `out` (an array, or a tuple/list with one entry per output) to the
+// program's outputs; they must be writable.
+void bindOutputs(const Program &program, py::handle out, BoundArguments &bound);
+// Allocates every output for rows x cols, in the inputs' library (torch
+// when an input was a torch tensor, else numpy), shaped like the first row
+// input's leading dimensions. Returns the array or a tuple of arrays.
+py::object allocateOutputs(const Program &program, Shape shape, BoundArguments &bound);
+
+} // namespace lanejit::python

@@ -1,0 +1,68 @@
+// _lanejit_torch: reads torch tensors for the core module (torch_table.h).
+// Built only when libtorch's Python headers are present; imported by the
+// core module the first time it sees an argument that is not a numpy array
+// or a number while torch is loaded.
+#include "torch_table.h"
+
+#include <ATen/EmptyTensor.h>
+#include <ATen/core/grad_mode.h>
+#include <torch/csrc/autograd/python_variable.h>
+
+#include <cstring>
+
+namespace {
+
+using lanejit::python::TensorView;
+
+int viewTensor(PyObject *object, TensorView *view) {
+  if (!THPVariableClass)
+    return 0;
+  int is_tensor = PyObject_IsInstance(object, THPVariableClass);
+  if (is_tensor <= 0) {
+    PyErr_Clear();
+    return 0;
+  }
+  const at::Tensor &t = THPVariable_Unpack(object);
+  view->is_float32 = t.scalar_type() == at::kFloat;
+  view->on_cpu = t.device().is_cpu();
+  view->needs_grad = t.requires_grad() && at::GradMode::is_enabled();
+  view->dtype = c10::toString(t.scalar_type());
+  view->device = view->on_cpu ? "cpu" : t.device().is_cuda() ? "cuda" : "non-CPU";
+  view->strided = t.layout() == at::kStrided;
+  if (!view->strided)
+    return 1; // the caller refuses it; strides() would throw
+  int64_t dims = t.dim();
+  view->dims = static_cast<int>(dims);
+  if (dims > lanejit::python::kMaxDims)
+    return 1; // the caller reports the rank
+  for (int64_t i = 0; i < dims; ++i) {
+    view->sizes[i] = t.size(i);
+    view->strides[i] = t.stride(i);
+  }
+  // data_ptr() of a tensor without storage (meta) throws; such a tensor is
+  // not on the CPU and is rejected before data is used.
+  view->data = view->on_cpu && t.has_storage() ? t.data_ptr() : nullptr;
+  return 1;
+}
+
+PyObject *emptyTensor(const int64_t *sizes, int dims, void **data) {
+  try {
+    // The CPU allocator directly, not through the dispatcher: a call's
+    // output costs less (at::empty would give the same tensor).
+    at::TensorBase t = at::detail::empty_cpu(at::IntArrayRef(sizes, dims), at::kFloat,
+                                             /*pin_memory=*/false, c10::nullopt);
+    *data = t.data_ptr();
+    return THPVariable_Wrap(std::move(t));
+  } catch (const std::exception &e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+    return nullptr;
+  }
+}
+
+lanejit::python::TorchTable table{viewTensor, emptyTensor};
+
+} // namespace
+
+PYBIND11_MODULE(_lanejit_torch, m) {
+  m.attr("table") = py::capsule(&table, lanejit::python::kTorchTableCapsule);
+}

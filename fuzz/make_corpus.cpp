@@ -1,0 +1,219 @@
+// Writes the fuzz targets' seed corpus, deterministically:
+//   build/fuzz/fuzz_make_corpus fuzz/corpus
+// text_roundtrip and compile_run: the library's programs as printed text,
+// the two docs/text-format.md examples and hand-written programs covering
+// every node kind, string names and special constants. npy_reader: float32
+// files of several shapes (0-D, empty, 1-D, 2-D, 3-D) and the header
+// variants the reader must refuse or accept (other dtypes, Fortran order,
+// versions 2.0 and 3.0, truncated data). Each file is written whole
+// (temporary file, then rename).
+#include "check/npy.h"
+
+#include <lanejit/library.h>
+#include <lanejit/text.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+using namespace lanejit;
+
+namespace {
+
+void writeWhole(const fs::path &path, const std::string &bytes) {
+  fs::path temp = path;
+  temp += ".tmp";
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out)
+      throw std::runtime_error("cannot write " + temp.string());
+  }
+  fs::rename(temp, path);
+}
+
+const char *const kPrograms[][2] = {
+    {"doc_layernorm_eps.txt", R"(# LayerNorm with a scalar epsilon
+program layernorm {
+  in x: f32[R, C]          # row tensor [R, C]
+  in gamma: f32[C]         # column vector, shared by every row
+  in eps: f32              # scalar
+  out y: f32[R, C]
+  %0 = load x[0:C]         # columns [0, C) of this row of x
+  %1 = reduce.mean %0      # row-uniform
+  %2 = sub %0, %1          # broadcasts %1 over the columns
+  %3 = mul %2, %2
+  %4 = reduce.mean %3
+  %5 = load eps
+  %6 = add %4, %5
+  %7 = rsqrt %6
+  %8 = mul %2, %7
+  %9 = load gamma[0:C]
+  %10 = mul %8, %9
+  y[0:C] = %10             # write columns [0, C) of y
+}
+)"},
+    {"slices_and_indices.txt", R"(program "odd name\x01" {
+  in x: f32[R, C]
+  in "in": f32[C/2+1]
+  out "out": f32[R, C/2]
+  out z: f32[R, 3]
+  %a = load x[C/2:C]
+  %b = load "in"[0:C/2]
+  %c = slice %a[0:C/2]
+  %d = fma %c, %b, %a
+  %r = row
+  %k = col[0:C/2]
+  %m = mod %k, %r
+  %e = eq %m, %r
+  %f = select %e, %d, %c
+  "out"[0:C/2] = %f
+  %s = reduce.sum %f
+  %t = reduce.max %a
+  %u = dim (C+2)/2
+  %v = tof32 %u
+  %w = div %s, %v
+  z[0:1] = %w
+  z[1:2] = %t
+  %g = const f32 -0
+  z[2:3] = %g
+}
+)"},
+    {"constants.txt", R"(program consts {
+  in x: f32[R, C]
+  out y: f32[R, C]
+  out w: f32[R, 4]
+  %0 = load x[0:C]
+  %1 = const f32 3.4028235e+38
+  %2 = const f32 1e-45
+  %3 = const f32 nan
+  %4 = const f32 -inf
+  %5 = min %0, %1
+  %6 = max %5, %4
+  %7 = mul %6, %2
+  %8 = const i32 -2147483648
+  %9 = const bool true
+  %10 = not %9
+  %11 = select %10, %3, %7
+  y[0:C] = %11
+  %12 = toi32 %0
+  %13 = max %12, %8
+  %14 = tof32 %13
+  %15 = reduce.min %14
+  w[0:4] = %15
+}
+)"},
+    {"activations.txt", R"(program acts {
+  in x: f32[R, C]
+  in u: f32[R, C]
+  out y: f32[R, C]
+  %x = load x[0:C]
+  %u = load u[0:C]
+  %a = sigmoid %x
+  %b = tanh %u
+  %c = exp %x
+  %d = abs %u
+  %e = log %d
+  %f = sqrt %d
+  %g = neg %e
+  %h = add %a, %b
+  %i = sub %c, %g
+  %j = mul %h, %i
+  %k = div %j, %f
+  %l = gt %x, %u
+  %m = ge %x, %u
+  %n = and %l, %m
+  %o = lt %x, %u
+  %p = le %x, %u
+  %q = or %o, %p
+  %r = ne %n, %q
+  %s = select %r, %k, %j
+  y[0:C] = %s
+}
+)"},
+};
+
+// A .npy file by hand, for headers serialize() never writes.
+std::string rawNpy(int major, const std::string &dict, const std::string &data) {
+  std::string header = dict;
+  size_t prefix = major == 1 ? 10 : 12;
+  while ((prefix + header.size() + 1) % 64)
+    header.push_back(' ');
+  header.push_back('\n');
+  std::string out = "\x93NUMPY";
+  out.push_back(static_cast<char>(major));
+  out.push_back(0);
+  size_t n = header.size();
+  for (size_t i = 0; i < (major == 1 ? 2u : 4u); ++i)
+    out.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
+  return out + header + data;
+}
+
+std::string floats(int n) {
+  std::string data;
+  for (int i = 0; i < n; ++i) {
+    float v = 0.25f * static_cast<float>(i) - 1.0f;
+    data.append(reinterpret_cast<const char *>(&v), sizeof v);
+  }
+  return data;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc != 2 || !fs::is_directory(argv[1])) {
+    std::fprintf(stderr, "usage: fuzz_make_corpus <fuzz/corpus directory, existing>\n");
+    return 2;
+  }
+  fs::path root = argv[1];
+  for (const char *target : {"text_roundtrip", "compile_run", "npy_reader"})
+    fs::create_directories(root / target);
+
+  std::vector<std::pair<std::string, std::string>> texts;
+  for (const library::Entry &entry : library::all())
+    texts.emplace_back("library_" + entry.name + ".txt", print(entry.make()));
+  for (const auto &program : kPrograms) {
+    parse(program[1]); // a seed that does not parse would be a weak seed
+    texts.emplace_back(program[0], program[1]);
+  }
+  for (const auto &[name, text] : texts) {
+    writeWhole(root / "text_roundtrip" / name, text);
+    writeWhole(root / "compile_run" / name, text);
+  }
+
+  const std::vector<std::pair<std::string, std::vector<int64_t>>> shapes = {
+      {"f4_0d", {}}, {"f4_empty", {0}}, {"f4_1d", {5}}, {"f4_2d", {3, 4}},
+      {"f4_3d", {2, 1, 3}}, {"f4_2d_empty", {4, 0}}};
+  for (const auto &[name, shape] : shapes) {
+    npy::Array a;
+    a.shape = shape;
+    a.data.resize(static_cast<size_t>(a.size()));
+    for (size_t i = 0; i < a.data.size(); ++i)
+      a.data[i] = 0.5f * static_cast<float>(i) - 1.0f;
+    writeWhole(root / "npy_reader" / (name), npy::serialize(a));
+  }
+  const std::string f4 = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
+  const std::vector<std::pair<std::string, std::string>> raw = {
+      {"f4_v2", rawNpy(2, f4, floats(6))},
+      {"f4_v3", rawNpy(3, f4, floats(6))},
+      {"f4_truncated", rawNpy(1, f4, floats(5))},
+      {"f4_fortran_1d",
+       rawNpy(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (3,), }", floats(3))},
+      {"f4_fortran_2d",
+       rawNpy(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", floats(4))},
+      {"f8", rawNpy(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", floats(4))},
+      {"f4_big_endian",
+       rawNpy(1, "{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", floats(2))},
+      {"i4", rawNpy(1, "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }", floats(3))},
+      {"f4_python2_long",
+       rawNpy(1, "{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": (2L, 1L)}", floats(2))},
+  };
+  for (const auto &[name, bytes] : raw)
+    writeWhole(root / "npy_reader" / name, bytes);
+  std::printf("wrote %zu text seeds (twice) and %zu .npy seeds under %s\n", texts.size(),
+              shapes.size() + raw.size(), root.c_str());
+  return 0;
+}

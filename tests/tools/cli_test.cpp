@@ -294,6 +294,11 @@ TEST_F(Cli, AnInputAsOutputIsRejected) {
 }
 
 TEST_F(Cli, AFailedWriteLeavesThePreviousFileAndNoTemporaryFile) {
+#ifdef __SANITIZE_THREAD__
+  // TSan's runtime itself faults (SIGBUS) under a file-size limit; the
+  // in-process StagedFiles tests cover the failed write under TSan.
+  GTEST_SKIP() << "ulimit -f kills ThreadSanitizer's runtime";
+#endif
   // 64 x 256 floats: 64 KB, well over the 4 KB the limit allows.
   check::Case c = check::makeCase(library::swiglu(), {64, 256});
   std::string args = "run lib:swiglu" + saveInputs(c) + " --out y=" + path("y.npy");

@@ -44,6 +44,11 @@ LoweringResult specializeFullPackets(KernelPlan &plan, const CompileOptions &opt
 // two are the same memory. Run after every pass that moves work between
 // traversals.
 LoweringResult proveInPlace(KernelPlan &plan, const CompileOptions &options);
+// The proof itself: the first write of `output` that may overwrite a read
+// of `input` before it happens when the two are exactly aliased, given the
+// plan's traversal order; empty when the pair is safe. The plan verifier
+// asks it again after every later pass.
+std::string inPlaceConflict(const KernelPlan &plan, int input, int output);
 
 // Alias guards compare buffer addresses and strides, which uniformity
 // analysis finds launch-uniform: evaluate them once per entry call.

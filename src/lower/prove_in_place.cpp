@@ -57,29 +57,33 @@ std::string range(const std::string &name, const Access &a) {
 
 } // namespace
 
-LoweringResult proveInPlace(KernelPlan &plan, const CompileOptions &) {
+std::string inPlaceConflict(const KernelPlan &plan, int input, int output) {
   const Program &p = plan.program;
+  std::vector<Access> reads, writes;
+  for (size_t t = 0; t < plan.traversals.size(); ++t) {
+    collectReads(plan, plan.traversals[t], static_cast<int>(t), input, reads);
+    for (int w : plan.traversals[t].writes)
+      if (p.writes[w].output == output)
+        writes.push_back({static_cast<int>(t), p.writes[w].begin, p.writes[w].len});
+  }
+  for (const Access &w : writes)
+    for (const Access &r : reads) {
+      bool safe = w.traversal > r.traversal ||
+                  (w.traversal == r.traversal && provablyLessEqual(w.begin, r.begin)) ||
+                  disjoint(w, r);
+      if (!safe)
+        return range(p.outputs[output].name, w) + " may overwrite " +
+               range(p.inputs[input].name, r) + " before it is read";
+    }
+  return "";
+}
+
+LoweringResult proveInPlace(KernelPlan &plan, const CompileOptions &) {
   int proved = 0;
   for (AliasPair &pair : plan.alias) {
     if (pair.handling == AliasHandling::StagedByCaller)
       continue;
-    std::vector<Access> reads, writes;
-    for (size_t t = 0; t < plan.traversals.size(); ++t) {
-      collectReads(plan, plan.traversals[t], static_cast<int>(t), pair.input, reads);
-      for (int w : plan.traversals[t].writes)
-        if (p.writes[w].output == pair.output)
-          writes.push_back({static_cast<int>(t), p.writes[w].begin, p.writes[w].len});
-    }
-    std::string conflict;
-    for (const Access &w : writes)
-      for (const Access &r : reads) {
-        bool safe = w.traversal > r.traversal ||
-                    (w.traversal == r.traversal && provablyLessEqual(w.begin, r.begin)) ||
-                    disjoint(w, r);
-        if (!safe && conflict.empty())
-          conflict = range(p.outputs[pair.output].name, w) + " may overwrite " +
-                     range(p.inputs[pair.input].name, r) + " before it is read";
-      }
+    std::string conflict = inPlaceConflict(plan, pair.input, pair.output);
     if (conflict.empty()) {
       pair.handling = AliasHandling::ProvedInPlace;
       pair.reason = "in place proved safe: every element is read before it is written";

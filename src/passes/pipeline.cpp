@@ -1,6 +1,7 @@
 #include "passes/pipeline.h"
 
 #include "lower/lowering_passes.h"
+#include "lower/verify_plan.h"
 #include "passes/eliminate_common_subexpressions.h"
 #include "passes/eliminate_slices.h"
 #include "passes/pass.h"
@@ -115,7 +116,10 @@ lower::KernelPlan runPipeline(const Program &input, const CompileOptions &option
     report(options, std::move(record), records);
   }
 
+  // The plan is verified like the IR: after it is built and after every
+  // lowering pass (cheap next to LLVM: microseconds on library kernels).
   lower::KernelPlan plan = lower::initialPlan(program, options, lanes);
+  lower::verifyPlanOrThrow(plan, "the initial plan");
   std::string described = lower::describePlan(plan);
   for (const LoweringPass &pass : kLoweringPasses) {
     PassRecord record{pass.name, "lower"};
@@ -124,6 +128,7 @@ lower::KernelPlan runPipeline(const Program &input, const CompileOptions &option
       lower::LoweringResult result = pass.run(plan, options);
       lower::orderTraversals(plan);
       record.ms = msSince(start);
+      lower::verifyPlanOrThrow(plan, pass.name);
       record.ran = true;
       record.what = result.what;
       std::string next = lower::describePlan(plan);

@@ -21,13 +21,14 @@ struct PassRecord {
   bool ran = false;     // false when disabled by a switch
   bool changed = false; // the IR's text or the plan's description changed
   double ms = 0;
-  std::string what;     // what it did (lowering passes), one line
-  std::string after;    // IR or plan text after the pass, when it changed
+  std::string what;  // what it did (lowering passes), one line
+  std::string after; // IR or plan text after the pass, when it changed
 };
 
 // Runs every enabled pass in order, verifying the IR after each program
-// pass. With options.dump_passes, prints the IR or plan after each pass that
-// changed it; with options.time_passes, each pass's time (both to stderr).
+// pass and the plan after each lowering pass (lower/verify_plan.h). With options.dump_passes,
+// prints the IR or plan after each pass that changed it; with options.time_passes, each pass's time
+// (both to stderr).
 lower::KernelPlan runPipeline(const Program &program, const CompileOptions &options, int lanes,
                               std::vector<PassRecord> *records = nullptr);
 

@@ -27,8 +27,7 @@ std::vector<std::vector<int>> factorSets(int factors, int strength) {
 }
 
 // The levels a row gives the factors of `set`, as one mixed-radix number.
-int levelCode(const std::vector<int> &levels, const std::vector<int> &set,
-              const CoveringRow &row) {
+int levelCode(const std::vector<int> &levels, const std::vector<int> &set, const CoveringRow &row) {
   int code = 0;
   for (int f : set)
     code = code * levels[f] + row[f];

@@ -65,8 +65,7 @@ double msSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-void report(const CompileOptions &options, PassRecord record,
-            std::vector<PassRecord> *records) {
+void report(const CompileOptions &options, PassRecord record, std::vector<PassRecord> *records) {
   if (options.dump_passes && record.changed)
     std::fprintf(stderr, "; --- %s after %s ---\n%s", record.stage == "ir" ? "IR" : "plan",
                  record.name.c_str(), record.after.c_str());
@@ -77,10 +76,30 @@ void report(const CompileOptions &options, PassRecord record,
     records->push_back(std::move(record));
 }
 
-} // namespace
+const LoweringPass &loweringPass(const std::string &name) {
+  for (const LoweringPass &pass : kLoweringPasses)
+    if (name == pass.name)
+      return pass;
+  throw Error(Error::Kind::Compile, "no lowering pass '" + name + "'");
+}
 
-lower::KernelPlan runPipeline(const Program &input, const CompileOptions &options, int lanes,
-                              std::vector<PassRecord> *records) {
+// One lowering pass as the pipeline runs it: the pass, the traversal order
+// restored, the plan verified. `ms` times the pass and the reordering.
+lower::LoweringResult applyLoweringPass(const LoweringPass &pass, lower::KernelPlan &plan,
+                                        const CompileOptions &options, double *ms = nullptr) {
+  auto start = std::chrono::steady_clock::now();
+  lower::LoweringResult result = pass.run(plan, options);
+  lower::orderTraversals(plan);
+  if (ms)
+    *ms = msSince(start);
+  lower::verifyPlanOrThrow(plan, pass.name);
+  return result;
+}
+
+// The pipeline up to, not including, lowering pass `stop` (all of it when
+// null).
+lower::KernelPlan lowerUpTo(const Program &input, const CompileOptions &options, int lanes,
+                            std::vector<PassRecord> *records, const LoweringPass *stop) {
   // A misspelt name would silently leave its pass on.
   for (const std::string &name : options.disabled_passes) {
     bool known = false;
@@ -122,13 +141,11 @@ lower::KernelPlan runPipeline(const Program &input, const CompileOptions &option
   lower::verifyPlanOrThrow(plan, "the initial plan");
   std::string described = lower::describePlan(plan);
   for (const LoweringPass &pass : kLoweringPasses) {
+    if (&pass == stop)
+      break;
     PassRecord record{pass.name, "lower"};
     if (!pass.enabled || options.*pass.enabled) {
-      auto start = std::chrono::steady_clock::now();
-      lower::LoweringResult result = pass.run(plan, options);
-      lower::orderTraversals(plan);
-      record.ms = msSince(start);
-      lower::verifyPlanOrThrow(plan, pass.name);
+      lower::LoweringResult result = applyLoweringPass(pass, plan, options, &record.ms);
       record.ran = true;
       record.what = result.what;
       std::string next = lower::describePlan(plan);
@@ -140,6 +157,23 @@ lower::KernelPlan runPipeline(const Program &input, const CompileOptions &option
     report(options, std::move(record), records);
   }
   return plan;
+}
+
+} // namespace
+
+lower::KernelPlan runPipeline(const Program &program, const CompileOptions &options, int lanes,
+                              std::vector<PassRecord> *records) {
+  return lowerUpTo(program, options, lanes, records, nullptr);
+}
+
+lower::KernelPlan planBeforePass(const Program &program, const std::string &pass,
+                                 const CompileOptions &options, int lanes) {
+  return lowerUpTo(program, options, lanes, nullptr, &loweringPass(pass));
+}
+
+lower::LoweringResult runLoweringPass(const std::string &pass, lower::KernelPlan &plan,
+                                      const CompileOptions &options) {
+  return applyLoweringPass(loweringPass(pass), plan, options);
 }
 
 std::vector<PassInfo> passList() {

@@ -5,7 +5,7 @@
 // without changing an output bit.
 #pragma once
 
-#include "lower/plan.h"
+#include "lower/lowering_passes.h"
 
 #include <lanejit/ir.h>
 #include <lanejit/options.h>
@@ -31,6 +31,16 @@ struct PassRecord {
 // (both to stderr).
 lower::KernelPlan runPipeline(const Program &program, const CompileOptions &options, int lanes,
                               std::vector<PassRecord> *records = nullptr);
+
+// For tests of one lowering pass (Before -> pass -> Expected): the plan the
+// pipeline hands to lowering pass `pass` (the IR passes, the initial plan,
+// every enabled lowering pass before it), and that pass applied alone as
+// the pipeline applies it (traversal order restored, plan verified).
+// Both throw Error(Kind::Compile) for an unknown pass name.
+lower::KernelPlan planBeforePass(const Program &program, const std::string &pass,
+                                 const CompileOptions &options, int lanes);
+lower::LoweringResult runLoweringPass(const std::string &pass, lower::KernelPlan &plan,
+                                      const CompileOptions &options);
 
 struct PassInfo {
   std::string name, stage, summary;

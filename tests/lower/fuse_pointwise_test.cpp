@@ -1,0 +1,63 @@
+// Before -> fuse-pointwise -> Expected, as plan text (tests/lower/plan_steps.h).
+// fuse-pointwise: elementwise results stop being materialized in the
+// workspace and are computed in their consumer's packet; a reduction's
+// operand is left to fuse-reductions.
+#include "lower/plan_steps.h"
+
+#include <gtest/gtest.h>
+
+namespace lanejit {
+namespace {
+
+TEST(FusePointwise, ComputesAnElementwiseChainInItsWritesPacket) {
+  test::PlanStep step = test::lowerOnePass(R"(program chain {
+  in x: f32[R, C]
+  out y: f32[R, C]
+  %0 = load x[0:C]
+  %1 = exp %0
+  %2 = mul %1, %0
+  y[0:C] = %2
+})",
+                                           "fuse-pointwise");
+  EXPECT_EQ(step.before, R"(; plan: W=16, 4 accumulators per reduction, guards per row
+;   traversal 0: len C, depth 0, masked full packets, inlined bodies; materialize %1
+;   traversal 1: len C, depth 0, masked full packets, inlined bodies; materialize %2
+;   traversal 2: len C, depth 0, masked full packets, inlined bodies; write y[0 +C]
+;   alias x / y: guarded (row staged when in place): in-place proofs are off
+)");
+  EXPECT_EQ(step.after, R"(; plan: W=16, 4 accumulators per reduction, guards per row
+;   traversal 0: len C, depth 0, masked full packets, inlined bodies; write y[0 +C]
+;   alias x / y: guarded (row staged when in place): in-place proofs are off
+)");
+  EXPECT_EQ(step.what, "2 elementwise results fused into their users, 0 still materialized");
+}
+
+TEST(FusePointwise, KeepsAReductionsOperandForFuseReductions) {
+  test::PlanStep step = test::lowerOnePass(R"(program sum_of_squares {
+  in x: f32[R, C]
+  out y: f32[R, C]
+  %0 = load x[0:C]
+  %1 = mul %0, %0
+  %2 = reduce.sum %1
+  %3 = add %0, %2
+  y[0:C] = %3
+})",
+                                           "fuse-pointwise");
+  EXPECT_EQ(step.before, R"(; plan: W=16, 4 accumulators per reduction, guards per row
+;   traversal 0: len C, depth 0, masked full packets, inlined bodies; materialize %1
+;   traversal 1: len C, depth 0, masked full packets, inlined bodies; reduce %2
+;   traversal 2: len C, depth 1, masked full packets, inlined bodies; materialize %3
+;   traversal 3: len C, depth 1, masked full packets, inlined bodies; write y[0 +C]
+;   alias x / y: guarded (row staged when in place): in-place proofs are off
+)");
+  EXPECT_EQ(step.after, R"(; plan: W=16, 4 accumulators per reduction, guards per row
+;   traversal 0: len C, depth 0, masked full packets, inlined bodies; materialize %1
+;   traversal 1: len C, depth 0, masked full packets, inlined bodies; reduce %2
+;   traversal 2: len C, depth 1, masked full packets, inlined bodies; write y[0 +C]
+;   alias x / y: guarded (row staged when in place): in-place proofs are off
+)");
+  EXPECT_EQ(step.what, "1 elementwise results fused into their users, 1 still materialized");
+}
+
+} // namespace
+} // namespace lanejit

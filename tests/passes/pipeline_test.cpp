@@ -1,0 +1,45 @@
+// The pipeline: every lowering pass has a switch, every pass leaves a
+// record, a switched-off pass does not run, and planBeforePass stops where
+// the pipeline would hand the plan to that pass.
+#include "passes/pipeline.h"
+
+#include <lanejit/error.h>
+#include <lanejit/library.h>
+
+#include <gtest/gtest.h>
+
+namespace lanejit {
+namespace {
+
+TEST(Pipeline, EveryLoweringPassHasASwitchAndARecord) {
+  std::vector<passes::PassRecord> records;
+  CompileOptions o;
+  o.fuse_pointwise = false;
+  passes::runPipeline(library::rope(), o, 8, &records);
+  size_t passCount = 0;
+  for (const passes::PassInfo &info : passes::passList()) {
+    ++passCount;
+    if (info.stage == "lower")
+      EXPECT_FALSE(info.option.empty()) << info.name;
+  }
+  ASSERT_EQ(records.size(), passCount);
+  for (const passes::PassRecord &r : records)
+    EXPECT_EQ(r.ran, r.name != "fuse-pointwise") << r.name;
+}
+
+TEST(Pipeline, PlanBeforeAPassIsThePipelinesPlanUpToIt) {
+  // RoPE: fuse-outputs joins the two halves, so before it there are two
+  // traversals and after the whole pipeline one.
+  lower::KernelPlan before = passes::planBeforePass(library::rope(), "fuse-outputs", {}, 16);
+  EXPECT_EQ(before.traversals.size(), 2u);
+  EXPECT_EQ(passes::runPipeline(library::rope(), {}, 16).traversals.size(), 1u);
+  EXPECT_TRUE(passes::runLoweringPass("fuse-outputs", before, {}).changed);
+  EXPECT_EQ(before.traversals.size(), 1u);
+}
+
+TEST(Pipeline, UnknownLoweringPassIsAnError) {
+  EXPECT_THROW(passes::planBeforePass(library::rope(), "fuse-everything", {}, 16), Error);
+}
+
+} // namespace
+} // namespace lanejit

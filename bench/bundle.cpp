@@ -6,6 +6,8 @@
 
 #include "io/staged_files.h"
 
+#include <lanejit/check.h>
+
 #include <algorithm>
 
 namespace lanejit::bench {
@@ -141,8 +143,8 @@ ordered_json bundleJson(const BenchRecord &record) {
             {"target_s", p.target_s},
             {"max_reps", p.max_reps},
             {"samples", p.samples},
-            {"atol", 5e-5},
-            {"rtol", 5e-5}}},
+            {"atol", check::kTolerance},
+            {"rtol", check::kTolerance}}},
           {"cases", cases}};
 }
 

@@ -88,8 +88,8 @@ void checkVisit(VisitRecord &visit, const check::Case &c, const Oracle &oracle,
 
   std::vector<std::string> reasons;
   if (o.failures)
-    reasons.push_back(fmt::format("{} elements outside atol = rtol = 5e-5, first {}", o.failures,
-                                  o.first_failure));
+    reasons.push_back(fmt::format("{} elements outside atol = rtol = {}, first {}", o.failures,
+                                  check::kTolerance, o.first_failure));
   if (!k.inputs_unchanged)
     reasons.push_back("an input changed");
   if (!k.guards_intact)

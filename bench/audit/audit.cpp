@@ -6,18 +6,20 @@
 #include "checks.h"
 
 #include <exception>
+#include <sstream>
 
 namespace lanejit::audit {
 namespace {
 
-// The oracle check is defined at atol = rtol = 5e-5; a bundle claiming a
-// looser tolerance claims a weaker check than the format's.
+// The oracle check is defined at atol = rtol = kOracleTolerance; a bundle
+// claiming another tolerance claims another check than the format's.
 void checkProtocol(const Protocol &protocol, Findings &findings) {
   for (auto [name, value] : {std::pair{"atol", protocol.atol}, std::pair{"rtol", protocol.rtol}})
-    if (value && *value != 5e-5)
-      findings.fail(kind::kWrongOracle, "protocol",
-                    std::string(name) + " is " + std::to_string(*value) +
-                        "; the oracle check is defined at 5e-5");
+    if (value && *value != kOracleTolerance) {
+      std::ostringstream why;
+      why << name << " is " << *value << "; the oracle check is defined at " << kOracleTolerance;
+      findings.fail(kind::kWrongOracle, "protocol", why.str());
+    }
   if (protocol.samples && *protocol.samples < 1)
     findings.fail(kind::kMalformed, "protocol", "samples must be at least 1");
   // A named protocol is exactly its settings (the brief's values for "seed").

@@ -39,6 +39,11 @@ void checkStatus(const Bundle &bundle, Findings &findings);
 // (a rebuilt binary is a note, not a failure).
 void checkFiles(const Bundle &bundle, const std::filesystem::path &dir, Findings &findings);
 
+// The protocol's oracle tolerance, atol = rtol (|y - ref| <= atol +
+// rtol*|ref|). The audit keeps its own copy of the definition on purpose:
+// it re-checks lanejit's claims and must not inherit a change to them.
+constexpr double kOracleTolerance = 5e-5;
+
 // oracle.cpp: the program parses, inputs match its declarations and the
 // case's shape, saved outputs have the right shape and the recorded hashes,
 // and pass the FP64 oracle at atol = rtol = 5e-5 as recorded.

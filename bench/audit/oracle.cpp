@@ -18,8 +18,6 @@
 namespace lanejit::audit {
 namespace {
 
-constexpr double kAtol = 5e-5, kRtol = 5e-5;
-
 std::string shapeText(const std::vector<int64_t> &shape) {
   std::string text = "[";
   for (size_t i = 0; i < shape.size(); ++i)
@@ -71,7 +69,7 @@ Comparison compare(const npy::Array &output, const ReferenceOutput &ref, const s
       } else {
         double error = std::fabs(got - want);
         result.max_abs_error = std::max(result.max_abs_error, error);
-        ok = error <= kAtol + kRtol * std::fabs(want);
+        ok = error <= kOracleTolerance + kOracleTolerance * std::fabs(want);
       }
       if (!ok && result.failures++ == 0)
         result.first = name + "[" + std::to_string(r) + "," + std::to_string(col) + "]: got " +

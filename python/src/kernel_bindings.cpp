@@ -49,8 +49,7 @@ CompileOptions optionsFrom(const py::kwargs &kwargs) {
                            "thread (call kernels from several Python threads instead; the GIL "
                            "is released while a kernel runs)");
     else {
-      std::string name =
-          upper(k) == "SPECIALIZE_FULL_PACKETS" ? "FULL_PACKET_SPECIALIZATION" : upper(k);
+      std::string name = upper(k);
       auto names = CompileOptions::switchNames();
       if (std::find(names.begin(), names.end(), name) == names.end()) {
         std::string known = "lanes, opt_level, block_rows, target_features, disabled_passes";

@@ -4,14 +4,14 @@
 
 namespace lanejit::lower {
 
-LoweringResult specializeFullPackets(KernelPlan &plan, const CompileOptions &) {
+LoweringResult specializeFullPackets(KernelPlan &plan) {
   for (Traversal &t : plan.traversals)
     t.full = PacketKind::Dense;
   return {!plan.traversals.empty(), std::to_string(plan.traversals.size()) +
                                         " traversals run full packets with the all-on mask"};
 }
 
-LoweringResult hoistGuards(KernelPlan &plan, const CompileOptions &) {
+LoweringResult hoistGuards(KernelPlan &plan) {
   // A guard reads buffer addresses and row strides: launch-uniform values
   // (the uniformity analysis's Launch scope), fixed for the whole call.
   plan.hoist_guards = true;
@@ -40,12 +40,12 @@ int bodyCost(const KernelPlan &plan, const Traversal &t) {
 
 } // namespace
 
-LoweringResult chooseInlining(KernelPlan &plan, const CompileOptions &options) {
+LoweringResult chooseInlining(KernelPlan &plan, CompileOptions::Inline policy) {
   using Inline = CompileOptions::Inline;
   int inlined = 0;
   for (Traversal &t : plan.traversals) {
-    if (options.inline_packet_bodies != Inline::CostRule) {
-      t.inline_bodies = options.inline_packet_bodies == Inline::Always;
+    if (policy != Inline::CostRule) {
+      t.inline_bodies = policy == Inline::Always;
     } else {
       // Copies of the full-packet body: K in the unrolled group loop and up
       // to K-1 for the leftover packets (K = 1 without reductions).
@@ -55,10 +55,9 @@ LoweringResult chooseInlining(KernelPlan &plan, const CompileOptions &options) {
     inlined += t.inline_bodies;
   }
   std::string rule =
-      options.inline_packet_bodies == Inline::CostRule
+      policy == Inline::CostRule
           ? "cost rule: inline when body cost x copies <= " + std::to_string(kInlineBudget)
-          : std::string("forced ") +
-                (options.inline_packet_bodies == Inline::Always ? "inline" : "helpers");
+          : std::string("forced ") + (policy == Inline::Always ? "inline" : "helpers");
   return {true, std::to_string(inlined) + " of " + std::to_string(plan.traversals.size()) +
                     " traversals inline their packet bodies (" + rule + ")"};
 }

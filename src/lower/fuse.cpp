@@ -52,21 +52,21 @@ bool writesDisjoint(const Program &program, const Traversal &into, const Travers
 
 } // namespace
 
-LoweringResult fusePointwise(KernelPlan &plan, const CompileOptions &) {
+LoweringResult fusePointwise(KernelPlan &plan) {
   auto keep = reductionOperands(plan);
   int n = unmaterialize(plan, [&](const Node *e) { return !keep.count(e); });
   return {n > 0, std::to_string(n) + " elementwise results fused into their users, " +
                      std::to_string(plan.materialized.size()) + " still materialized"};
 }
 
-LoweringResult fuseReductions(KernelPlan &plan, const CompileOptions &) {
+LoweringResult fuseReductions(KernelPlan &plan) {
   auto operands = reductionOperands(plan);
   int n = unmaterialize(plan, [&](const Node *e) { return operands.count(e) > 0; });
   return {n > 0, std::to_string(n) + " reduction operands computed inside their reduction's "
                                      "traversal"};
 }
 
-LoweringResult fuseOutputs(KernelPlan &plan, const CompileOptions &) {
+LoweringResult fuseOutputs(KernelPlan &plan) {
   std::vector<Traversal> merged;
   int joined = 0, refused = 0;
   for (Traversal &t : plan.traversals) {

@@ -19,31 +19,31 @@ struct LoweringResult {
 // Pointwise fusion: stop materializing elementwise results that feed other
 // elementwise operations or writes; they are recomputed in the consumer's
 // packet instead. Operands of reductions are left to fuseReductions.
-LoweringResult fusePointwise(KernelPlan &plan, const CompileOptions &options);
+LoweringResult fusePointwise(KernelPlan &plan);
 
 // Reduction fusion: a reduction computes its operand in its own traversal
 // instead of reading it back from the workspace.
-LoweringResult fuseReductions(KernelPlan &plan, const CompileOptions &options);
+LoweringResult fuseReductions(KernelPlan &plan);
 
 // Output fusion: writes and reductions of equal length and depth share one
 // traversal, when the writes into one output are provably disjoint.
-LoweringResult fuseOutputs(KernelPlan &plan, const CompileOptions &options);
+LoweringResult fuseOutputs(KernelPlan &plan);
 
 // Masked-column bounds (see ColumnBound in plan.h): a traversal whose every
 // reduction and write selects on the same `col <= u` / `col < u` with u
 // row-uniform stops computing at u, when what it skips is exactly nothing
 // (reductions: the other branch is the reduction's identity bit for bit)
 // or a row-uniform value (writes, stored by a fill loop).
-LoweringResult boundMaskedColumns(KernelPlan &plan, const CompileOptions &options);
+LoweringResult boundMaskedColumns(KernelPlan &plan);
 
 // Full packets run the body with the constant all-on mask.
-LoweringResult specializeFullPackets(KernelPlan &plan, const CompileOptions &options);
+LoweringResult specializeFullPackets(KernelPlan &plan);
 
 // Alias analysis: for each row-tensor input and output, proves (or not)
 // that the traversal order reads every element before writing it when the
 // two are the same memory. Run after every pass that moves work between
 // traversals.
-LoweringResult proveInPlace(KernelPlan &plan, const CompileOptions &options);
+LoweringResult proveInPlace(KernelPlan &plan);
 // The proof itself: the first write of `output` that may overwrite a read
 // of `input` before it happens when the two are exactly aliased, given the
 // plan's traversal order; empty when the pair is safe. The plan verifier
@@ -52,13 +52,13 @@ std::string inPlaceConflict(const KernelPlan &plan, int input, int output);
 
 // Alias guards compare buffer addresses and strides, which uniformity
 // analysis finds launch-uniform: evaluate them once per entry call.
-LoweringResult hoistGuards(KernelPlan &plan, const CompileOptions &options);
+LoweringResult hoistGuards(KernelPlan &plan);
 
 // Packet bodies inlined or emitted as helpers, by the cost rule or forced.
 // The rule: inline when (estimated instructions per body) x (copies of the
 // body the traversal emits) <= kInlineBudget, so code growth stays bounded
 // while small bodies never pay a call per packet.
 constexpr int kInlineBudget = 2048;
-LoweringResult chooseInlining(KernelPlan &plan, const CompileOptions &options);
+LoweringResult chooseInlining(KernelPlan &plan, CompileOptions::Inline policy);
 
 } // namespace lanejit::lower

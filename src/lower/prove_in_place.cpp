@@ -78,7 +78,7 @@ std::string inPlaceConflict(const KernelPlan &plan, int input, int output) {
   return "";
 }
 
-LoweringResult proveInPlace(KernelPlan &plan, const CompileOptions &) {
+LoweringResult proveInPlace(KernelPlan &plan) {
   int proved = 0;
   for (AliasPair &pair : plan.alias) {
     if (pair.handling == AliasHandling::StagedByCaller)

@@ -17,42 +17,36 @@
 namespace lanejit::passes {
 namespace {
 
-// Program passes: slices first (it creates loads CSE can merge), then CSE.
+// Pass order and switches: src/switches.def.
 const Pass kProgramPasses[] = {
-    {"eliminate-slices", "push column slices into loads and column indices", eliminateSlices},
-    {"cse", "merge structurally equal nodes", eliminateCommonSubexpressions},
+#define LANEJIT_IR_PASS(name, function, summary) {name, summary, function},
+#include "switches.def"
 };
 
 struct LoweringPass {
   const char *name;
   const char *summary;
-  bool CompileOptions::*enabled; // nullptr: always runs
-  const char *option;
+  bool (*enabled)(const CompileOptions &); // its switch
+  const char *option;                      // the switch's CompileOptions field
   lower::LoweringResult (*run)(lower::KernelPlan &, const CompileOptions &);
 };
 
-// Lowering passes, from the unfused plan: the fusions decide what is
-// computed where; column bounds need the fused reductions and writes (an
-// unfused traversal only materializes); alias proofs need the final order; guard
-// placement needs the proofs; inlining needs the final bodies.
+// A bool field is a pass's switch; the inlining policy is choose-inlining's
+// input, not an off switch.
+bool switchOn(const CompileOptions &options, bool CompileOptions::*field) {
+  return options.*field;
+}
+bool switchOn(const CompileOptions &, CompileOptions::Inline CompileOptions::*) {
+  return true;
+}
+
 const LoweringPass kLoweringPasses[] = {
-    {"fuse-pointwise", "compute elementwise chains in their consumer's packet",
-     &CompileOptions::fuse_pointwise, "fuse_pointwise", lower::fusePointwise},
-    {"fuse-reductions", "compute a reduction's operand in the reduction's traversal",
-     &CompileOptions::fuse_reductions, "fuse_reductions", lower::fuseReductions},
-    {"fuse-outputs", "share one traversal among writes and reductions of equal length",
-     &CompileOptions::fuse_outputs, "fuse_outputs", lower::fuseOutputs},
-    {"bound-masked-columns", "stop traversals at a row-uniform column predicate",
-     &CompileOptions::bound_masked_columns, "bound_masked_columns", lower::boundMaskedColumns},
-    {"specialize-full-packets", "full packets run the all-on-mask body",
-     &CompileOptions::specialize_full_packets, "specialize_full_packets",
-     lower::specializeFullPackets},
-    {"prove-in-place", "prove input/output pairs safe when exactly aliased",
-     &CompileOptions::prove_in_place, "prove_in_place", lower::proveInPlace},
-    {"hoist-guards", "evaluate launch-uniform alias guards once per entry call",
-     &CompileOptions::hoist_guards, "hoist_guards", lower::hoistGuards},
-    {"choose-inlining", "inline packet bodies or call helpers (cost rule or forced)", nullptr,
-     "inline_packet_bodies", lower::chooseInlining},
+#define LANEJIT_LOWERING_PASS(name, field, summary, call)                                          \
+  {name, summary,                                                                                  \
+   [](const CompileOptions &options) { return switchOn(options, &CompileOptions::field); },        \
+   #field,                                                                                         \
+   [](lower::KernelPlan &plan, [[maybe_unused]] const CompileOptions &options) { return call; }},
+#include "switches.def"
 };
 
 bool disabled(const CompileOptions &options, const char *name) {
@@ -101,18 +95,16 @@ lower::LoweringResult applyLoweringPass(const LoweringPass &pass, lower::KernelP
 lower::KernelPlan lowerUpTo(const Program &input, const CompileOptions &options, int lanes,
                             std::vector<PassRecord> *records, const LoweringPass *stop) {
   // A misspelt name would silently leave its pass on.
-  for (const std::string &name : options.disabled_passes) {
-    bool known = false;
-    std::string names;
-    for (const Pass &pass : kProgramPasses) {
-      known = known || name == pass.name;
-      names += std::string(names.empty() ? "" : ", ") + pass.name;
-    }
-    if (!known)
+  std::vector<PassInfo> known = passList();
+  for (const std::string &name : options.disabled_passes)
+    if (std::none_of(known.begin(), known.end(),
+                     [&](const PassInfo &pass) { return pass.name == name; })) {
+      std::string names;
+      for (const PassInfo &pass : known)
+        names += (names.empty() ? "" : ", ") + pass.name;
       throw Error(Error::Kind::Compile,
-                  "disabled_passes: no program pass '" + name + "' (program passes: " + names +
-                      "; lowering passes are turned off by their switch, docs/switches.md)");
-  }
+                  "disabled_passes: no pass '" + name + "' (passes: " + names + ")");
+    }
   Program program = input;
   // Printed text tells whether a pass changed anything: the structural hash
   // ignores sharing, so it cannot see what CSE did.
@@ -144,7 +136,7 @@ lower::KernelPlan lowerUpTo(const Program &input, const CompileOptions &options,
     if (&pass == stop)
       break;
     PassRecord record{pass.name, "lower"};
-    if (!pass.enabled || options.*pass.enabled) {
+    if (pass.enabled(options) && !disabled(options, pass.name)) {
       lower::LoweringResult result = applyLoweringPass(pass, plan, options, &record.ms);
       record.ran = true;
       record.what = result.what;
@@ -179,7 +171,7 @@ lower::LoweringResult runLoweringPass(const std::string &pass, lower::KernelPlan
 std::vector<PassInfo> passList() {
   std::vector<PassInfo> list;
   for (const Pass &pass : kProgramPasses)
-    list.push_back({pass.name, "ir", pass.summary, "disabled_passes"});
+    list.push_back({pass.name, "ir", pass.summary, ""});
   for (const LoweringPass &pass : kLoweringPasses)
     list.push_back({pass.name, "lower", pass.summary, pass.option});
   return list;

@@ -2,9 +2,11 @@
 #include <lanejit/error.h>
 #include <lanejit/options.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <map>
 #include <sstream>
+#include <type_traits>
 
 namespace lanejit {
 namespace {
@@ -23,22 +25,41 @@ bool truthy(const std::string &name, const char *value) {
   throw Error(Error::Kind::Compile, name + "=" + v + ": expected 1/0, true/false, on/off");
 }
 
+// The boolean switches of src/switches.def. Their environment and CLI name
+// is the field's name in capitals.
 struct BoolSwitch {
-  const char *name; // LANEJIT_ENABLE_<name> / LANEJIT_DISABLE_<name>
+  std::string name; // LANEJIT_ENABLE_<name> / LANEJIT_DISABLE_<name>
   bool CompileOptions::*field;
   bool changes_code; // part of the cache key
 };
-const BoolSwitch kSwitches[] = {
-    {"FUSE_POINTWISE", &CompileOptions::fuse_pointwise, true},
-    {"FUSE_REDUCTIONS", &CompileOptions::fuse_reductions, true},
-    {"FUSE_OUTPUTS", &CompileOptions::fuse_outputs, true},
-    {"BOUND_MASKED_COLUMNS", &CompileOptions::bound_masked_columns, true},
-    {"FULL_PACKET_SPECIALIZATION", &CompileOptions::specialize_full_packets, true},
-    {"PROVE_IN_PLACE", &CompileOptions::prove_in_place, true},
-    {"HOIST_GUARDS", &CompileOptions::hoist_guards, true},
-    {"DUMP_PASSES", &CompileOptions::dump_passes, false},
-    {"TIME_PASSES", &CompileOptions::time_passes, false},
-};
+
+std::string capitals(std::string field) {
+  for (char &c : field)
+    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return field;
+}
+
+const std::vector<BoolSwitch> &boolSwitches() {
+  static const std::vector<BoolSwitch> list = [] {
+    std::vector<BoolSwitch> switches;
+    auto add = [&](const char *field, auto member, bool changesCode) {
+      if constexpr (std::is_same_v<decltype(member), bool CompileOptions::*>)
+        switches.push_back({capitals(field), member, changesCode});
+    };
+#define LANEJIT_LOWERING_PASS(name, field, summary, call) add(#field, &CompileOptions::field, true);
+#define LANEJIT_SWITCH(field, summary) add(#field, &CompileOptions::field, false);
+#include "switches.def"
+    return switches;
+  }();
+  return list;
+}
+
+// Names a switch had before it was named after its field; still read from
+// the environment, the CLI and option keys in older bundles.
+std::string currentName(const std::string &name) {
+  return name == "FULL_PACKET_SPECIALIZATION" ? "SPECIALIZE_FULL_PACKETS" : name;
+}
+
 constexpr const char *kInlineSwitch = "INLINE_PACKET_BODIES";
 const char *const kInlineNames[] = {"cost-rule", "always", "never"}; // Inline's order
 
@@ -83,14 +104,15 @@ CompileOptions CompileOptions::fromEnvironment(CompileOptions o) {
 
 std::vector<std::string> CompileOptions::switchNames() {
   std::vector<std::string> names;
-  for (const BoolSwitch &s : kSwitches)
+  for (const BoolSwitch &s : boolSwitches())
     names.push_back(s.name);
   names.push_back(kInlineSwitch);
   return names;
 }
 
-void CompileOptions::setSwitch(const std::string &name, bool on) {
-  for (const BoolSwitch &s : kSwitches)
+void CompileOptions::setSwitch(const std::string &given, bool on) {
+  std::string name = currentName(given);
+  for (const BoolSwitch &s : boolSwitches())
     if (name == s.name) {
       this->*s.field = on;
       return;
@@ -107,7 +129,9 @@ void CompileOptions::setSwitch(const std::string &name, bool on) {
   throw Error(Error::Kind::Compile, "unknown switch '" + name + "' (known: " + known + ")");
 }
 
-CompileOptions CompileOptions::fromEnvironment() { return fromEnvironment(CompileOptions()); }
+CompileOptions CompileOptions::fromEnvironment() {
+  return fromEnvironment(CompileOptions());
+}
 
 // "lanes=16;FUSE_POINTWISE=1;...;INLINE_PACKET_BODIES=cost-rule;opt=2;
 // cpu=znver4;features=...;off=cse,": every field that changes code, nothing
@@ -116,7 +140,7 @@ CompileOptions CompileOptions::fromEnvironment() { return fromEnvironment(Compil
 std::string CompileOptions::key() const {
   std::ostringstream k;
   k << "lanes=" << lanes << ";";
-  for (const BoolSwitch &s : kSwitches)
+  for (const BoolSwitch &s : boolSwitches())
     if (s.changes_code)
       k << s.name << "=" << (this->*s.field ? 1 : 0) << ";";
   k << kInlineSwitch << "=" << kInlineNames[static_cast<int>(inline_packet_bodies)] << ";";
@@ -136,11 +160,16 @@ CompileOptions CompileOptions::fromKey(const std::string &key) {
   std::map<std::string, std::string> fields;
   std::stringstream in(key);
   std::string part;
+  std::string canonical; // `key` with current switch names
   while (std::getline(in, part, ';')) {
     size_t eq = part.find('=');
-    if (eq == std::string::npos || !fields.emplace(part.substr(0, eq), part.substr(eq + 1)).second)
+    std::string name = eq == std::string::npos ? part : currentName(part.substr(0, eq));
+    if (eq == std::string::npos || !fields.emplace(name, part.substr(eq + 1)).second)
       throw bad("field '" + part + "'");
+    canonical += name + part.substr(eq) + ";";
   }
+  if (!canonical.empty() && key.back() != ';')
+    canonical.pop_back(); // the last field has no ';' after it
   auto take = [&](const std::string &name) {
     auto it = fields.find(name);
     if (it == fields.end())
@@ -159,11 +188,11 @@ CompileOptions CompileOptions::fromKey(const std::string &key) {
   };
   CompileOptions o;
   o.lanes = number("lanes");
-  for (const BoolSwitch &s : kSwitches)
+  for (const BoolSwitch &s : boolSwitches())
     if (s.changes_code) {
       std::string v = take(s.name);
       if (v != "0" && v != "1")
-        throw bad(std::string(s.name) + " is not 0 or 1");
+        throw bad(s.name + " is not 0 or 1");
       o.*s.field = v == "1";
     }
   std::string policy = take(kInlineSwitch);
@@ -185,7 +214,7 @@ CompileOptions CompileOptions::fromKey(const std::string &key) {
       o.disabled_passes.push_back(part);
   if (!fields.empty())
     throw bad("unknown field '" + fields.begin()->first + "'");
-  if (o.key() != key)
+  if (o.key() != canonical)
     throw bad("not in canonical form");
   return o;
 }

@@ -81,13 +81,13 @@ TEST_F(InspectCli, JsonAndDiff) {
   EXPECT_EQ(json.out.rfind("{\n  \"format\": ", 0), 0u) << json.out;
   EXPECT_NE(json.out.find("\"masked_loops\": 0"), std::string::npos) << json.out;
 
-  Result diff = run("inspect lib:rope --lanes 16 --diff=--no-spec");
+  Result diff = run("inspect lib:rope --lanes 16 --diff=--disable-pass=specialize-full-packets");
   ASSERT_EQ(diff.exit_code, 0) << diff.err;
   EXPECT_NE(diff.out.find("masked loops: 0 -> 1"), std::string::npos) << diff.out;
-  Result same = run("inspect lib:rope --lanes 16 --diff=--spec");
+  Result same = run("inspect lib:rope --lanes 16 --diff=--enable=SPECIALIZE_FULL_PACKETS");
   EXPECT_NE(same.out.find("no differences"), std::string::npos) << same.out;
-  Result lanes = run("inspect lib:swiglu --lanes 16 --diff='--lanes=8 --no-spec'");
-  EXPECT_NE(lanes.out.find("with --lanes=8 --no-spec"), std::string::npos) << lanes.out;
+  Result lanes = run("inspect lib:swiglu --lanes 16 --diff='--lanes=8 --disable SPECIALIZE_FULL_PACKETS'");
+  EXPECT_NE(lanes.out.find("with --lanes=8 --disable SPECIALIZE_FULL_PACKETS"), std::string::npos) << lanes.out;
   EXPECT_NE(lanes.out.find("masked loops: 0 -> 1"), std::string::npos) << lanes.out;
   EXPECT_NE(lanes.out.find("vector bits: 512 -> 256"), std::string::npos) << lanes.out;
 }
@@ -112,8 +112,8 @@ TEST_F(InspectCli, BadInvocationsAreOneLineErrors) {
   expectError("inspect '" + (dir_ / "missing.lj").string() + "'", "missing.lj");
   std::ofstream(dir_ / "bad.lj") << "this is not a program\n";
   expectError("inspect '" + (dir_ / "bad.lj").string() + "'", "bad.lj");
-  expectError("inspect lib:rope --diff=--bogus", "unknown switch '--bogus'");
-  expectError("inspect lib:rope --diff=--lanes=x", "--lanes needs an integer");
+  expectError("inspect lib:rope --diff=--bogus", "--diff: The following argument was not expected: --bogus");
+  expectError("inspect lib:rope --diff=--lanes=x", "--diff: Could not convert: --lanes = x");
   expectError("inspect lib:rope --diff=--lanes=5", "lanes must be 4, 8 or 16");
   expectError("dump lib:rope --stage=nosuch", "nosuch");
   expectError("inspect '" + (dir_ / "missing.o").string() + "'", "cannot read");

@@ -20,10 +20,10 @@ TEST(EliminateSlices, PushesSliceThroughElementwiseOpsIntoLoads) {
   want.name = "p";
   Param xd{"x", ParamKind::RowTensor}, gd{"g", ParamKind::ColVector};
   want.inputs = {xd, gd};
-  Expr body = ir::binary(BinaryOp::Add,
-                         ir::binary(BinaryOp::Mul, ir::load(0, xd, C / 2, C / 2),
-                                    ir::load(1, gd, C / 2, C / 2)),
-                         ir::constant(DType::F32, 1.0));
+  Expr body = ir::binary(
+      BinaryOp::Add,
+      ir::binary(BinaryOp::Mul, ir::load(0, xd, C / 2, C / 2), ir::load(1, gd, C / 2, C / 2)),
+      ir::constant(DType::F32, 1.0));
   want.outputs = {Output{"y", DType::F32, C / 2}};
   want.writes = {Write{0, 0, C / 2, body}};
 

@@ -19,8 +19,9 @@ TEST(Pipeline, EveryLoweringPassHasASwitchAndARecord) {
   size_t passCount = 0;
   for (const passes::PassInfo &info : passes::passList()) {
     ++passCount;
-    if (info.stage == "lower")
+    if (info.stage == "lower") {
       EXPECT_FALSE(info.option.empty()) << info.name;
+    }
   }
   ASSERT_EQ(records.size(), passCount);
   for (const passes::PassRecord &r : records)
@@ -35,6 +36,32 @@ TEST(Pipeline, PlanBeforeAPassIsThePipelinesPlanUpToIt) {
   EXPECT_EQ(passes::runPipeline(library::rope(), {}, 16).traversals.size(), 1u);
   EXPECT_TRUE(passes::runLoweringPass("fuse-outputs", before, {}).changed);
   EXPECT_EQ(before.traversals.size(), 1u);
+}
+
+TEST(Pipeline, AnyPassIsTurnedOffByName) {
+  // By name, a lowering pass is off exactly as by its switch.
+  CompileOptions byName, bySwitch;
+  byName.disabled_passes = {"fuse-outputs", "cse"};
+  bySwitch.fuse_outputs = false;
+  bySwitch.disabled_passes = {"cse"};
+  std::vector<passes::PassRecord> records;
+  lower::KernelPlan plan = passes::runPipeline(library::rope(), byName, 16, &records);
+  EXPECT_EQ(lower::describePlan(plan),
+            lower::describePlan(passes::runPipeline(library::rope(), bySwitch, 16)));
+  for (const passes::PassRecord &r : records)
+    EXPECT_EQ(r.ran, r.name != "fuse-outputs" && r.name != "cse") << r.name;
+}
+
+TEST(Pipeline, AMisspeltPassNameIsAnErrorNamingThePasses) {
+  CompileOptions o;
+  o.disabled_passes = {"fuse-output"};
+  try {
+    passes::runPipeline(library::rope(), o, 16);
+    FAIL() << "no error for an unknown pass";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("no pass 'fuse-output'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("fuse-outputs"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Pipeline, UnknownLoweringPassIsAnError) {

@@ -190,7 +190,7 @@ def test_bad_torch_arguments(torch, layernorm):
 def test_compile_options():
     program = lanejit.library.rope()
     assert "FUSE_OUTPUTS" in lanejit.switch_names()
-    k1 = lanejit.compile(program, lanes=4, fuse_outputs=False, FULL_PACKET_SPECIALIZATION=False)
+    k1 = lanejit.compile(program, lanes=4, fuse_outputs=False, SPECIALIZE_FULL_PACKETS=False)
     assert k1.stats["lanes"] == 4
     assert "FUSE_OUTPUTS=0" in k1.options
     k2 = lanejit.compile(program, lanes=8, specialize_full_packets=True, opt_level=1)

@@ -160,7 +160,7 @@ TEST_F(Cli, RunsALibraryProgramWithFlags) {
   check::Case c = check::makeCase(library::rope(), {3, 38});
   // Flags may come before PROGRAM: each --in takes exactly one value.
   Result result =
-      run("run --lanes 4 --no-spec" + saveInputs(c) + " lib:rope --out y=" + path("y.npy"));
+      run("run --lanes 4 --disable SPECIALIZE_FULL_PACKETS" + saveInputs(c) + " lib:rope --out y=" + path("y.npy"));
   ASSERT_EQ(result.exit_code, 0) << result.err;
   expectOutputMatches(c, 0, path("y.npy"));
 }

@@ -44,9 +44,6 @@ struct InspectArgs {
 };
 // Prints the code metrics of the kernel's object (inspect.cpp).
 void inspectCommand(const InspectArgs &args);
-// Applies switches written as on the command line ("--no-spec --lanes=8")
-// to `base`; throws Error naming an unknown switch.
-CompileOptions applySwitches(CompileOptions base, const std::string &switches);
 
 struct AotArgs {
   std::string program;

@@ -1,6 +1,7 @@
 // `lanejit inspect`: code metrics read from the kernel's object, as text or
 // JSON, or the difference between two switch settings.
 #include "commands.h"
+#include "compile_flags.h"
 
 #include <lanejit/error.h>
 #include <lanejit/inspect.h>
@@ -18,54 +19,7 @@ namespace {
   throw Error(Error::Kind::Bind, "--diff: " + message);
 }
 
-int intValue(const std::string &name, const std::string &value) {
-  try {
-    size_t used = 0;
-    int v = std::stoi(value, &used);
-    if (used == value.size())
-      return v;
-  } catch (const std::exception &) {
-  }
-  badSwitch(fmt::format("{} needs an integer, got '{}'", name, value));
-}
-
 } // namespace
-
-CompileOptions applySwitches(CompileOptions o, const std::string &switches) {
-  std::istringstream in(switches);
-  std::string token;
-  while (in >> token) {
-    std::string name = token, value;
-    if (size_t eq = token.find('='); eq != std::string::npos) {
-      name = token.substr(0, eq);
-      value = token.substr(eq + 1);
-    } else if (name == "--lanes" || name == "--opt-level" || name == "--block-rows" ||
-               name == "--disable-pass" || name == "--enable" || name == "--disable") {
-      if (!(in >> value))
-        badSwitch(name + " needs a value");
-    }
-    if (name == "--no-spec")
-      o.specialize_full_packets = false;
-    else if (name == "--spec")
-      o.specialize_full_packets = true;
-    else if (name == "--lanes")
-      o.lanes = intValue(name, value);
-    else if (name == "--opt-level")
-      o.opt_level = intValue(name, value);
-    else if (name == "--block-rows")
-      o.block_rows = intValue(name, value);
-    else if (name == "--disable-pass")
-      o.disabled_passes.push_back(value);
-    else if (name == "--enable" || name == "--disable")
-      o.setSwitch(value, name == "--enable"); // throws naming the known switches
-    else
-      badSwitch(fmt::format("unknown switch '{}' (known: --spec, --no-spec, --lanes=N, "
-                            "--opt-level=N, --block-rows=N, --disable-pass=NAME, --enable=SWITCH, "
-                            "--disable=SWITCH)",
-                            token));
-  }
-  return o;
-}
 
 // An object file given directly (e.g. one `lanejit aot` wrote).
 void inspectObjectFile(const InspectArgs &args) {
@@ -109,7 +63,8 @@ void inspectCommand(const InspectArgs &args) {
     return;
   }
   if (args.diff.find_first_not_of(" ") == std::string::npos)
-    badSwitch("give the second setting's switches, e.g. --diff=--no-spec");
+    badSwitch(
+        "give the second setting's switches, e.g. --diff=\"--disable SPECIALIZE_FULL_PACKETS\"");
   inspect::ObjectReport other =
       inspect::inspectKernel(compile(program, applySwitches(args.options, args.diff)));
   if (args.json) {

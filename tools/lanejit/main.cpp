@@ -3,6 +3,7 @@
 // its object, or run the benchmark and its audit. Every failure is one line on
 // stderr, "lanejit: error: ...", and exit code 1.
 #include "commands.h"
+#include "compile_flags.h"
 
 #include <lanejit/error.h>
 
@@ -23,39 +24,12 @@ int fail(std::string message) {
   return 1;
 }
 
-// --lanes, --enable/--disable SWITCH and --no-spec, shared by the
-// subcommands that compile. Switch names are those of the environment
-// variables (docs/switches.md).
-struct CompileFlags {
-  int lanes = 0;
-  bool no_spec = false;
-  std::vector<std::string> enable, disable;
-  CLI::Option *lanes_option = nullptr;
+using lanejit::cli::CompileFlags;
 
-  void add(CLI::App &app) {
-    lanes_option = app.add_option("--lanes", lanes, "lanes per packet (4, 8, 16; 0 = widest)");
-    app.add_option("--enable", enable, "turn a switch on, e.g. FUSE_POINTWISE (repeatable)")
-        ->allow_extra_args(false)
-        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-    app.add_option("--disable", disable, "turn a switch off; disable wins (repeatable)")
-        ->allow_extra_args(false)
-        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-    app.add_flag("--no-spec", no_spec, "same as --disable FULL_PACKET_SPECIALIZATION");
-  }
-  // Environment first (LANEJIT_*), then the flags given on the command line.
-  lanejit::CompileOptions options() const {
-    lanejit::CompileOptions options = lanejit::CompileOptions::fromEnvironment();
-    if (lanes_option->count())
-      options.lanes = lanes;
-    for (const std::string &name : enable)
-      options.setSwitch(name, true);
-    for (const std::string &name : disable)
-      options.setSwitch(name, false);
-    if (no_spec)
-      options.specialize_full_packets = false;
-    return options;
-  }
-};
+// Environment first (LANEJIT_*), then the flags given on the command line.
+lanejit::CompileOptions optionsFrom(const CompileFlags &flags) {
+  return flags.applyTo(lanejit::CompileOptions::fromEnvironment());
+}
 
 int runMain(int argc, char **argv) {
   CLI::App app{"lanejit: a JIT compiler for row programs"};
@@ -94,7 +68,8 @@ int runMain(int argc, char **argv) {
       ->required();
   inspect->add_flag("--json", inspect_args.json, "machine-readable output");
   inspect->add_option("--diff", inspect_args.diff,
-                      "compare with a second compile under these switches, e.g. --diff=--no-spec");
+                      "compare with a second compile under these switches, e.g. "
+                      "--diff='--lanes 8 --disable-pass cse'");
   inspect->add_flag("--disasm", inspect_args.disassemble, "print the object's disassembly");
   inspect_flags.add(*inspect);
 
@@ -130,25 +105,25 @@ int runMain(int argc, char **argv) {
   }
 
   if (*run) {
-    run_args.options = run_flags.options();
+    run_args.options = optionsFrom(run_flags);
     lanejit::cli::runCommand(run_args);
     return 0;
   }
   if (*dump) {
-    lanejit::cli::dumpCommand(dump_program, stage, dump_flags.options());
+    lanejit::cli::dumpCommand(dump_program, stage, optionsFrom(dump_flags));
     return 0;
   }
   if (*explain) {
-    lanejit::cli::explainCommand(explain_program, explain_json, explain_flags.options());
+    lanejit::cli::explainCommand(explain_program, explain_json, optionsFrom(explain_flags));
     return 0;
   }
   if (*inspect) {
-    inspect_args.options = inspect_flags.options();
+    inspect_args.options = optionsFrom(inspect_flags);
     lanejit::cli::inspectCommand(inspect_args);
     return 0;
   }
   if (*aot) {
-    aot_args.options = aot_flags.options();
+    aot_args.options = optionsFrom(aot_flags);
     lanejit::cli::aotCommand(aot_args);
     return 0;
   }

@@ -1,7 +1,7 @@
 // Running one case (bench/case_runner.h).
 #include "case_runner.h"
 
-#include "check/npy.h"
+#include "npy.h"
 #include "io/staged_files.h"
 #include "oracle.h"
 #include "orders.h"

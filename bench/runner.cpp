@@ -141,7 +141,7 @@ BenchResult runBench(const BenchOptions &options) {
 
   // The features LLVM compiled for, from the first kernel's report.
   Kernel first = compile(options.cases.front().program, context.configs.front().options);
-  record.environment.cpu_features = first.stats().features;
+  record.environment.cpu_features = first.report().features;
   record.environment.load_after = loadAverage();
   // Everything that ran: the peers' modules and every shared object mapped
   // into this process by now (libLLVM, libtorch, oneDNN, libc, ...).

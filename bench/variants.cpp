@@ -82,8 +82,8 @@ BoundVariant bindLanejit(const CaseSpec &spec, check::Case &c, const LanejitConf
   v.record.description = config.description;
   v.record.options = config.options.key();
   // W asked for: options.lanes, or the widest of the target this kernel
-  // was compiled for (its stats name it), which need not be this machine.
-  int lanes = config.options.lanes ? config.options.lanes : widestLanes(kernel.stats().features);
+  // was compiled for (its report names it), which need not be this machine.
+  int lanes = config.options.lanes ? config.options.lanes : widestLanes(kernel.report().features);
   v.claims = claimsFor(config.options, spec.shape.cols, lanes);
   v.record.claims = checkClaims(v.claims, kernel.report());
   // The native entry checks nothing; one checked call through run() first
@@ -114,7 +114,7 @@ int widestLanes(const std::string &features) {
 int widestLanes(const CompileOptions &options) {
   ProgramBuilder b("target_probe");
   b.output("y", b.rows("x") + 1.0f);
-  return widestLanes(compile(b.build(), options).stats().features);
+  return widestLanes(compile(b.build(), options).report().features);
 }
 
 std::vector<LanejitConfig> lanejitConfigs(const ProtocolSettings &protocol,

@@ -35,7 +35,7 @@ struct LanejitConfig {
 
 // The widest W an LLVM feature list has (16 with +avx512f, 8 with +avx,
 // else 4). Read from the list a kernel was compiled for
-// (CompileStats::features), never from the host: the target is what the
+// (CompileReport::features), never from the host: the target is what the
 // options name (LANEJIT_TARGET_CPU / _FEATURES may not be this machine), and
 // the lanes claim then checks the compiler's choice of W against it.
 int widestLanes(const std::string &features);

@@ -7,7 +7,7 @@
 // variants the reader must refuse or accept (other dtypes, Fortran order,
 // versions 2.0 and 3.0, truncated data). Each file is written whole
 // (temporary file, then rename).
-#include "check/npy.h"
+#include "npy.h"
 
 #include <lanejit/library.h>
 #include <lanejit/text.h>

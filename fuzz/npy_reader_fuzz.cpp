@@ -4,7 +4,7 @@
 // the same shape and the same bits, and serialising is deterministic.
 #include "fuzz_check.h"
 
-#include "check/npy.h"
+#include "npy.h"
 
 #include <lanejit/error.h>
 

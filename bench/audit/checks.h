@@ -25,7 +25,7 @@ std::optional<Bundle> readBundle(const std::filesystem::path &dir, Findings &fin
 // three or fewer variants every permutation appears exactly once.
 void checkRounds(const Case &c, Findings &findings);
 
-// statistics.cpp: value_s = median(samples_s) / reps for every visit;
+// check_statistics.cpp: value_s = median(samples_s) / reps for every visit;
 // time_s, ratios and the roofline re-derived from the per-round values.
 void checkStatistics(const Case &c, const Protocol &protocol, Findings &findings);
 
@@ -44,14 +44,14 @@ void checkFiles(const Bundle &bundle, const std::filesystem::path &dir, Findings
 // it re-checks lanejit's claims and must not inherit a change to them.
 constexpr double kOracleTolerance = 5e-5;
 
-// oracle.cpp: the program parses, inputs match its declarations and the
+// check_outputs.cpp: the program parses, inputs match its declarations and the
 // case's shape, saved outputs have the right shape and the recorded hashes,
 // and pass the FP64 oracle at atol = rtol = 5e-5 as recorded.
 // Returns the parsed program (for checkClaims), or nullopt.
 std::optional<Program> checkCaseData(const Case &c, const std::filesystem::path &dir,
                                      Findings &findings);
 
-// claims.cpp: each lanejit variant's claims hold as recorded, agree with
+// check_claims.cpp: each lanejit variant's claims hold as recorded, agree with
 // report_matches_claims, and their `observed` values are what compiling the
 // saved program (nullptr: it did not parse) with the variant's options for
 // the recorded CPU gives.
@@ -62,7 +62,7 @@ void checkClaims(const Case &c, const Program *program, const std::string &cpu_f
 // the precision shown.
 void checkReport(const Bundle &bundle, const std::filesystem::path &dir, Findings &findings);
 
-// Helpers shared by the steps above (statistics.cpp, files.cpp).
+// Helpers shared by the steps above (check_statistics.cpp, files.cpp).
 double median(std::vector<double> values); // mean of the middle two when even
 bool relativelyClose(double recorded, double derived, double tolerance);
 std::string sha256Hex(std::string_view bytes);

@@ -33,19 +33,6 @@ using LaunchArgs = ::lanejit_launch_args;
 using NativeEntry = void (*)(const LaunchArgs *args, int64_t row_begin,
                              int64_t row_end);
 
-// What the compiler did, for reports and tests.
-struct CompileStats {
-  int lanes = 0;
-  int accumulators = 0;    // independent packet accumulators per reduction
-  int traversals = 0;      // column loops per row
-  int reductions = 0;
-  int dense_bodies = 0;    // packet bodies compiled with the all-on mask
-  int masked_bodies = 0;   // packet bodies with a run-time lane mask
-  double compile_ms = 0;   // lowering + LLVM + ORC
-  bool cache_hit = false;
-  std::string cpu;         // LLVM CPU name used
-  std::string features;    // LLVM feature string used
-};
 
 class Kernel {
 public:
@@ -76,7 +63,6 @@ public:
 
   const Program &program() const;
   const CompileOptions &options() const;
-  const CompileStats &stats() const;
   const CompileReport &report() const;
   // Textual stages kept for `lanejit dump`: "passes" (the IR or plan after
   // every pass that changed it, with timings), "ir" (after passes), "plan"

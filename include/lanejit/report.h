@@ -55,19 +55,28 @@ struct CompileReport {
   int fused_regions = 0;        // traversals computing >= 2 operations/outputs in one pass
   int materialized_buffers = 0; // workspace slots holding intermediate values
   int staging_buffers = 0;      // workspace slots for guarded input rows
-  int loads = 0, stores = 0;               // vector memory ops emitted (all bodies)
+  int loads = 0, stores = 0;    // vector memory ops emitted (all bodies)
   int masked_loads = 0, masked_stores = 0; // of those, with a run-time lane mask
   int workspace_loads = 0, workspace_stores = 0;
   int specialized_bodies = 0; // body copies with the constant all-on mask
   int masked_bodies = 0;      // body copies with a run-time mask
   int helper_functions = 0;   // bodies emitted as functions (not inlined)
   int helper_calls = 0;
-  int inlined_bodies = 0; // body copies emitted inline
-  int guards_emitted = 0; // address comparisons
-  int guards_hoisted = 0; // of those, evaluated once per entry call
+  int inlined_bodies = 0;            // body copies emitted inline
+  int guards_emitted = 0;            // address comparisons
+  int guards_hoisted = 0;            // of those, evaluated once per entry call
   int guards_proved_unnecessary = 0; // input/output pairs proved safe in place
   int math_expansions = 0;           // inline exp/log/tanh/sigmoid/rsqrt
+
+  // The target the code was compiled for (not necessarily this machine).
+  std::string cpu;      // LLVM CPU name
+  std::string features; // LLVM feature string
+  // This compile: lowering + LLVM + ORC, or 0 when the kernel came from the
+  // cache (cache_hit).
   double compile_ms = 0;
+  bool cache_hit = false;
+
+  int reductions() const; // over all traversals
 
   std::string text() const;
   std::string json() const;

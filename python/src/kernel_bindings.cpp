@@ -114,19 +114,20 @@ py::object reference(const Program &program, py::args args) {
   return results;
 }
 
+// A summary of the compile report (Kernel.report has all of it).
 py::dict statsOf(const Kernel &k) {
-  const CompileStats &s = k.stats();
+  const CompileReport &r = k.report();
   py::dict d;
-  d["lanes"] = s.lanes;
-  d["accumulators"] = s.accumulators;
-  d["traversals"] = s.traversals;
-  d["reductions"] = s.reductions;
-  d["dense_bodies"] = s.dense_bodies;
-  d["masked_bodies"] = s.masked_bodies;
-  d["compile_ms"] = s.compile_ms;
-  d["cache_hit"] = s.cache_hit;
-  d["cpu"] = s.cpu;
-  d["features"] = s.features;
+  d["lanes"] = r.mapping.lanes;
+  d["accumulators"] = r.mapping.accumulators;
+  d["traversals"] = r.traversals.size();
+  d["reductions"] = r.reductions();
+  d["dense_bodies"] = r.specialized_bodies;
+  d["masked_bodies"] = r.masked_bodies;
+  d["compile_ms"] = r.compile_ms;
+  d["cache_hit"] = r.cache_hit;
+  d["cpu"] = r.cpu;
+  d["features"] = r.features;
   return d;
 }
 

@@ -71,8 +71,8 @@ std::string launchArgsDefinition() {
     fields += "  " + field + ";\n";
   std::string asserts;
   auto pin = [&](const char *what, size_t value) {
-    asserts += fmt::format("LANEJIT_ABI_ASSERT({} == {}, \"lanejit_launch_args layout\");\n",
-                           what, value);
+    asserts +=
+        fmt::format("LANEJIT_ABI_ASSERT({} == {}, \"lanejit_launch_args layout\");\n", what, value);
   };
   pin("offsetof(lanejit_launch_args, buffers)", offsetof(LaunchArgs, buffers));
   pin("offsetof(lanejit_launch_args, row_strides)", offsetof(LaunchArgs, row_strides));
@@ -101,9 +101,7 @@ typedef struct lanejit_launch_args {{
 // A slot's Dim as a C expression of `C`; the caller guarantees it is a
 // non-negative integer, so C's truncating division computes it exactly.
 std::string cExpression(const Dim &d) {
-  std::string text = d.coeff() == 0   ? ""
-                     : d.coeff() == 1 ? "C"
-                                      : fmt::format("{} * C", d.coeff());
+  std::string text = d.coeff() == 0 ? "" : d.coeff() == 1 ? "C" : fmt::format("{} * C", d.coeff());
   if (text.empty())
     text = fmt::format("{}", d.offset());
   else if (d.offset() > 0)
@@ -153,7 +151,7 @@ std::string workspaceDescription(const Kernel &kernel) {
 
 std::string makeHeader(const Kernel &kernel, const std::vector<std::string> &imports) {
   const Program &p = kernel.program();
-  const CompileStats &s = kernel.stats();
+  const CompileReport &s = kernel.report();
   std::string id = identifier(p.name);
   std::string guard = "LANEJIT_AOT_" + id + "_H";
   for (char &c : guard)
@@ -205,7 +203,7 @@ void {entry}(const lanejit_launch_args *args, int64_t row_begin, int64_t row_end
 #endif
 )",
       fmt::arg("name", p.name), fmt::arg("imports", importText), fmt::arg("cpu", s.cpu),
-      fmt::arg("lanes", s.lanes),
+      fmt::arg("lanes", s.mapping.lanes),
       fmt::arg("spec", kernel.options().specialize_full_packets ? "on" : "off"),
       fmt::arg("features", requiredFeatures(s.features)), fmt::arg("entry", kernel.entrySymbol()),
       fmt::arg("table", bufferTable(p)), fmt::arg("guard", guard), fmt::arg("id", id),

@@ -140,19 +140,10 @@ std::shared_ptr<const CompiledCode> build(const Program &program, const CompileO
     code->cannot_run_here += "); it can be inspected or written with `lanejit aot`, not run here";
   }
   code->pass_log = passLog(program, l.passes);
-  // The stats are the report's summary, plus the target.
   CompileReport &r = code->report = buildReport(l.plan, l.passes, counts);
-  CompileStats &s = code->stats;
-  s.lanes = r.mapping.lanes;
-  s.accumulators = r.mapping.accumulators;
-  s.traversals = static_cast<int>(r.traversals.size());
-  for (const CompileReport::Traversal &t : r.traversals)
-    s.reductions += t.reductions;
-  s.dense_bodies = r.specialized_bodies;
-  s.masked_bodies = r.masked_bodies;
-  s.cpu = l.target.cpu;
-  s.features = l.target.features;
-  s.compile_ms = r.compile_ms =
+  r.cpu = l.target.cpu;
+  r.features = l.target.features;
+  r.compile_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return code;
 }
@@ -168,12 +159,11 @@ Kernel compile(const Program &program, const CompileOptions &options) {
   impl->program = program;
   impl->options = options;
   impl->code = found.code;
-  impl->stats = found.code->stats;
   impl->report = found.code->report;
   impl->report.mapping.block_rows = options.block_rows; // not part of the cache key
   if (found.hit) {
-    impl->stats.cache_hit = true;
-    impl->stats.compile_ms = impl->report.compile_ms = 0;
+    impl->report.cache_hit = true;
+    impl->report.compile_ms = 0;
   }
   return Kernel(impl);
 }

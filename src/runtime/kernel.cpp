@@ -191,8 +191,6 @@ const Program &Kernel::program() const {
 const CompileOptions &Kernel::options() const {
   return impl_->options;
 }
-const CompileStats &Kernel::stats() const {
-  return impl_->stats;
-}
+
 
 } // namespace lanejit

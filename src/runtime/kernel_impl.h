@@ -38,7 +38,6 @@ struct CompiledCode {
   std::vector<std::pair<Dim, std::string>> dims;
   // The workspace's slots (lower::workspaceFloats gives its size for a C).
   std::vector<Dim> workspace;
-  CompileStats stats;
   CompileReport report;
   std::string object;       // the ELF object the JIT linked
   std::string entry_symbol; // the entry's name in it
@@ -49,8 +48,7 @@ struct Kernel::Impl {
   Program program;
   CompileOptions options;
   std::shared_ptr<const CompiledCode> code;
-  CompileStats stats;    // code->stats plus this compile's cache_hit and time
-  CompileReport report; // code->report with this kernel's block rows and time
+  CompileReport report; // code->report with this kernel's block rows, time, cache_hit
 };
 
 // Largest number of buffers (inputs + outputs) a program may have; lets a

@@ -6,11 +6,20 @@
 
 namespace lanejit {
 
+int CompileReport::reductions() const {
+  int n = 0;
+  for (const Traversal &t : traversals)
+    n += t.reductions;
+  return n;
+}
+
 std::string CompileReport::text() const {
   std::string out = fmt::format("kernel {}: {} mapping, W = {} (local lanes {}), blocks of {} "
-                                "rows, {} accumulators per reduction, compiled in {:.1f} ms\n",
+                                "rows, {} accumulators per reduction, for {}, {}\n",
                                 program, mapping.kind, mapping.lanes, mapping.local_lanes,
-                                mapping.block_rows, mapping.accumulators, compile_ms);
+                                mapping.block_rows, mapping.accumulators, cpu,
+                                cache_hit ? std::string("from the kernel cache")
+                                          : fmt::format("compiled in {:.1f} ms", compile_ms));
   out += "passes:\n";
   for (const Pass &p : passes)
     out += fmt::format("  {:<24} {:<5} {:<7} {:>7.3f} ms  {}\n", p.name, p.stage,
@@ -18,12 +27,12 @@ std::string CompileReport::text() const {
   out += "traversals (per row, in order):\n";
   for (size_t i = 0; i < traversals.size(); ++i) {
     const Traversal &t = traversals[i];
-    out += fmt::format("  {}: len {}{}, depth {}, {} ops, {} materialized, {} reductions, {} "
-                       "writes, full packets {}, bodies {}\n",
-                       i, t.len, t.bounded ? " (bounded per row)" : "", t.depth, t.operations,
-                       t.materializations, t.reductions, t.writes,
-                       t.dense_full_packets ? "dense" : "masked",
-                       t.inlined ? "inlined" : "helpers");
+    out +=
+        fmt::format("  {}: len {}{}, depth {}, {} ops, {} materialized, {} reductions, {} "
+                    "writes, full packets {}, bodies {}\n",
+                    i, t.len, t.bounded ? " (bounded per row)" : "", t.depth, t.operations,
+                    t.materializations, t.reductions, t.writes,
+                    t.dense_full_packets ? "dense" : "masked", t.inlined ? "inlined" : "helpers");
   }
   out += "aliasing (input / output):\n";
   for (const Alias &a : alias)
@@ -93,8 +102,8 @@ std::optional<int64_t> CompileReport::number(const std::string &name) const {
 }
 
 std::vector<std::string> CompileReport::numberNames() {
-  std::vector<std::string> names = {"lanes",      "local_lanes", "block_rows", "accumulators",
-                                    "traversals", "bounded_traversals"};
+  std::vector<std::string> names = {"lanes",        "local_lanes", "block_rows",
+                                    "accumulators", "traversals",  "bounded_traversals"};
   for (const auto &[key, field] : kCounts)
     names.push_back(key);
   return names;
@@ -135,7 +144,9 @@ std::string CompileReport::json() const {
   for (const auto &[key, field] : kCounts)
     counts[key] = this->*field;
   j["counts"] = counts;
+  j["target"] = {{"cpu", cpu}, {"features", features}};
   j["compile_ms"] = compile_ms;
+  j["cache_hit"] = cache_hit;
   return j.dump(2) + "\n";
 }
 

@@ -2,7 +2,7 @@
 // so the audit's own are checked against an independent derivation.
 #include "bench/audit_bundle_writer.h"
 
-#include "check/npy.h"
+#include "npy.h"
 
 #include <lanejit/check.h>
 #include <lanejit/kernel.h>

@@ -5,7 +5,7 @@
 #include "audit.h"
 
 #include "bench/audit_bundle_writer.h"
-#include "check/npy.h"
+#include "npy.h"
 
 #include <gtest/gtest.h>
 

@@ -106,9 +106,9 @@ TEST(BenchClaims, TheLanesClaimIsTheWidestOfTheTargetCompiledFor) {
   EXPECT_EQ(widestLanes(v4), 16);
   for (const CompileOptions &o : {v3, v4, avx2}) {
     Kernel k = compile(library::rope(), o);
-    SCOPED_TRACE(k.stats().cpu + " " + k.stats().features);
-    EXPECT_EQ(widestLanes(k.stats().features), k.stats().lanes);
-    EXPECT_EQ(widestLanes(o), k.stats().lanes);
+    SCOPED_TRACE(k.report().cpu + " " + k.report().features);
+    EXPECT_EQ(widestLanes(k.report().features), k.report().mapping.lanes);
+    EXPECT_EQ(widestLanes(o), k.report().mapping.lanes);
     EXPECT_TRUE(allHold(checkClaims(claimsFor(o, 66, widestLanes(o)), k.report())));
   }
   EXPECT_EQ(widestLanes("+avx,+avx2,-avx512f"), 8);

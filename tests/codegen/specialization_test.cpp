@@ -29,8 +29,8 @@ Kernel compileRope(bool spec) {
 
 TEST(Specialization, RopeFullPacketsAreUnmasked) {
   Kernel k = compileRope(true);
-  EXPECT_EQ(k.stats().dense_bodies, 1);
-  EXPECT_EQ(k.stats().masked_bodies, 1);
+  EXPECT_EQ(k.report().specialized_bodies, 1);
+  EXPECT_EQ(k.report().masked_bodies, 1);
   std::string ir = k.dump("llvm-unoptimized");
   // The tail reads x[:h], x[h:], cos, sin masked and writes two halves masked.
   EXPECT_EQ(test::countOccurrences(ir, "call <16 x float> @llvm.masked.load"), 4u) << ir;
@@ -41,8 +41,8 @@ TEST(Specialization, RopeFullPacketsAreUnmasked) {
 
 TEST(Specialization, OffMasksEveryPacket) {
   Kernel k = compileRope(false);
-  EXPECT_EQ(k.stats().dense_bodies, 0);
-  EXPECT_EQ(k.stats().masked_bodies, 2);
+  EXPECT_EQ(k.report().specialized_bodies, 0);
+  EXPECT_EQ(k.report().masked_bodies, 2);
   std::string ir = k.dump("llvm-unoptimized");
   EXPECT_EQ(test::countOccurrences(ir, "call <16 x float> @llvm.masked.load"), 8u) << ir;
   EXPECT_EQ(test::countOccurrences(ir, "load <16 x float>, ptr"), 0u) << ir;
@@ -58,9 +58,9 @@ TEST(Specialization, OptimisedDenseLoopHasNoMaskedMemoryOps) {
 
 TEST(Specialization, ReductionsUseIndependentAccumulators) {
   Kernel k = compile(library::layerNorm(), pinned());
-  EXPECT_EQ(k.stats().accumulators, 4);
-  EXPECT_EQ(k.stats().traversals, 3);
-  EXPECT_EQ(k.stats().reductions, 2);
+  EXPECT_EQ(k.report().mapping.accumulators, 4);
+  EXPECT_EQ(k.report().traversals.size(), 3u);
+  EXPECT_EQ(k.report().reductions(), 2);
 }
 
 TEST(Specialization, MathIsInlineWithoutCalls) {

@@ -48,7 +48,7 @@ protected:
   }
 
   // Whether compiling `p` now is answered without a build.
-  static bool hit(const Program &p) { return compile(p).stats().cache_hit; }
+  static bool hit(const Program &p) { return compile(p).report().cache_hit; }
 };
 
 TEST_F(KernelCache, ASecondCompileIsAHit) {

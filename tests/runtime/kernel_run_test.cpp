@@ -222,7 +222,7 @@ TEST(KernelRun, ReportShowsEachKernelsOwnBlockRowsAfterACacheHit) {
   b.block_rows = 8; // same code, so the second compile is a cache hit
   EXPECT_EQ(compile(library::swiglu(), a).report().mapping.block_rows, 32);
   Kernel k = compile(library::swiglu(), b);
-  EXPECT_TRUE(k.stats().cache_hit);
+  EXPECT_TRUE(k.report().cache_hit);
   EXPECT_EQ(k.report().mapping.block_rows, 8);
 }
 

@@ -1,7 +1,7 @@
 // The built `lanejit` binary, run as a user would: programs and .npy files
 // written to a temporary folder, outputs read back and checked against the
 // oracle, bad invocations answered by exit 1 and one line on stderr.
-#include "check/npy.h"
+#include "npy.h"
 #include "support/command_line.h"
 
 #include <lanejit/check.h>

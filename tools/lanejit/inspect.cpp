@@ -55,9 +55,9 @@ void inspectCommand(const InspectArgs &args) {
     return;
   }
   if (args.diff.empty()) {
-    const CompileStats &s = kernel.stats();
+    const CompileReport &s = kernel.report();
     fmt::print("kernel: {}, {} lanes, full-packet specialization {}, opt level {}, cpu {}\n",
-               program.name, s.lanes, args.options.specialize_full_packets ? "on" : "off",
+               program.name, s.mapping.lanes, args.options.specialize_full_packets ? "on" : "off",
                args.options.opt_level, s.cpu);
     fmt::print("{}", inspect::toText(report));
     return;

@@ -4,7 +4,7 @@
 // anything runs, and the outputs are written whole or not at all.
 #include "commands.h"
 
-#include "check/npy.h"
+#include "npy.h"
 #include "io/output_paths.h"
 #include "io/staged_files.h"
 

@@ -1,4 +1,4 @@
-// check/npy.h — reading and writing NumPy .npy files (float32 only).
+// npy.h — reading and writing NumPy .npy files (float32 only).
 //
 // Enough of the format for exchanging test data with NumPy: little-endian
 // '<f4', C order, header versions 1.0, 2.0 and 3.0. Anything else (another

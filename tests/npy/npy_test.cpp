@@ -1,6 +1,6 @@
 // .npy reading and writing: round trips, and one test per class of bad file
 // with the message it must produce.
-#include "check/npy.h"
+#include "npy.h"
 
 #include <lanejit/error.h>
 

@@ -4,7 +4,7 @@
 // shapes and the payload hashes are the audit's own.
 #include "checks.h"
 
-#include "check/npy.h"
+#include "npy.h"
 
 #include <lanejit/bind.h>
 #include <lanejit/reference.h>

@@ -1,7 +1,7 @@
 // .npy reading and writing. The header is a Python dict literal; we parse the
 // small subset NumPy writes rather than evaluating anything. Files are
 // written whole or not at all (io/staged_files.h).
-#include "check/npy.h"
+#include "npy.h"
 
 #include "io/staged_files.h"
 

@@ -30,21 +30,20 @@ namespace lanejit {
 // The native entry's argument block: the C struct of lanejit/launch_abi.h
 // (its one definition; the fields are documented there).
 using LaunchArgs = ::lanejit_launch_args;
-using NativeEntry = void (*)(const LaunchArgs *args, int64_t row_begin,
-                             int64_t row_end);
+using NativeEntry = void (*)(const LaunchArgs *args, int64_t row_begin, int64_t row_end);
 
 // What the compiler did, for reports and tests.
 struct CompileStats {
   int lanes = 0;
-  int accumulators = 0;    // independent packet accumulators per reduction
-  int traversals = 0;      // column loops per row
+  int accumulators = 0; // independent packet accumulators per reduction
+  int traversals = 0;   // column loops per row
   int reductions = 0;
-  int dense_bodies = 0;    // packet bodies compiled with the all-on mask
-  int masked_bodies = 0;   // packet bodies with a run-time lane mask
-  double compile_ms = 0;   // lowering + LLVM + ORC
+  int dense_bodies = 0;  // packet bodies compiled with the all-on mask
+  int masked_bodies = 0; // packet bodies with a run-time lane mask
+  double compile_ms = 0; // lowering + LLVM + ORC
   bool cache_hit = false;
-  std::string cpu;         // LLVM CPU name used
-  std::string features;    // LLVM feature string used
+  std::string cpu;      // LLVM CPU name used
+  std::string features; // LLVM feature string used
 };
 
 class Kernel {
@@ -52,12 +51,22 @@ public:
   // Buffers in declaration order. Throws Error(Kind::Bind) on bad buffers,
   // and Error(Kind::Compile) (as nativeEntry() does) when the kernel was
   // compiled for CPU features this machine lacks (target_cpu, +features).
-  void run(std::span<const BufferRef> inputs,
-           std::span<const BufferRef> outputs) const;
+  void run(std::span<const BufferRef> inputs, std::span<const BufferRef> outputs) const;
   void run(std::initializer_list<BufferRef> inputs,
            std::initializer_list<BufferRef> outputs) const {
     run(std::span<const BufferRef>(inputs.begin(), inputs.size()),
         std::span<const BufferRef>(outputs.begin(), outputs.size()));
+  }
+  // The same on at most `threads` threads for this call (1 to 256, else
+  // Error(Kind::Bind)), instead of options().threads. Rows are split across
+  // the process's pool when the compile report's cost model says the call
+  // is worth it; any thread count gives the same bits.
+  void run(std::span<const BufferRef> inputs, std::span<const BufferRef> outputs,
+           int threads) const;
+  void run(std::initializer_list<BufferRef> inputs, std::initializer_list<BufferRef> outputs,
+           int threads) const {
+    run(std::span<const BufferRef>(inputs.begin(), inputs.size()),
+        std::span<const BufferRef>(outputs.begin(), outputs.size()), threads);
   }
 
   // The compiled function itself, for callers that bind arguments once
@@ -67,6 +76,11 @@ public:
   // stride) itself; any other overlap between an input and an output must
   // be staged by the caller, as run() does.
   NativeEntry nativeEntry() const;
+  // The native entry over rows [0, args.rows) split across the pool as run()
+  // splits them, on at most `threads` threads: the calling thread uses
+  // args.workspace, each worker a workspace of its own. None of run()'s
+  // checks (benchmarks bind args once and call this).
+  void runEntry(const LaunchArgs &args, int threads) const;
   int64_t workspaceFloats(int64_t cols) const;
   // The workspace's slots in order, as functions of C: slot i holds
   // slots[i] floats rounded up to a multiple of 16 (64 bytes), packed from

@@ -85,8 +85,8 @@ void checkColumnRanges(const CompiledCode &code, int64_t cols) {
                 "C = " + std::to_string(cols) + " columns: at most 2^31 - 1 are supported");
   for (const auto &[dim, what] : code.dims)
     if (int64_t v = evaluateDim(dim, cols, what); v > kMaxI32)
-      throw Error(Error::Kind::Bind, dim.str() + " = " + std::to_string(v) + " for C = " +
-                                         std::to_string(cols) + " (" + what +
+      throw Error(Error::Kind::Bind, dim.str() + " = " + std::to_string(v) +
+                                         " for C = " + std::to_string(cols) + " (" + what +
                                          "): column indices are 32-bit, at most 2^31 - 1");
 }
 
@@ -96,7 +96,8 @@ void checkRowIndexRange(const Program &program, int64_t rows) {
   if (rows <= kMaxI32)
     return;
   bool readsRow = false;
-  forEachNode(program, [&](const Expr &e) { readsRow = readsRow || e->kind == NodeKind::RowIndex; });
+  forEachNode(program,
+              [&](const Expr &e) { readsRow = readsRow || e->kind == NodeKind::RowIndex; });
   if (readsRow)
     throw Error(Error::Kind::Bind, "R = " + std::to_string(rows) + " rows: program '" +
                                        program.name +
@@ -165,10 +166,14 @@ void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> o
   int64_t wsFloats = lower::workspaceFloats(impl_->code->workspace, shape.cols);
   float *workspace = wsFloats ? alignedWorkspace(arena.workspace, wsFloats) : nullptr;
   LaunchArgs args{buffers.data(), strides.data(), shape.rows, shape.cols, workspace};
-  NativeEntry entry = impl_->code->entry;
-  int64_t block = impl_->options.block_rows;
-  for (int64_t r = 0; r < shape.rows; r += block)
-    entry(&args, r, std::min(shape.rows, r + block));
+  runtime::launchRows(impl_->code->entry, args, wsFloats, impl_->options.block_rows,
+                      runtime::requestedThreads(impl_->options), impl_->code->row_cost);
+}
+
+void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> outputs,
+                 int threads) const {
+  runtime::CallThreads scope(threads);
+  run(inputs, outputs);
 }
 
 NativeEntry Kernel::nativeEntry() const {

@@ -85,8 +85,8 @@ void checkColumnRanges(const CompiledCode &code, int64_t cols) {
                 "C = " + std::to_string(cols) + " columns: at most 2^31 - 1 are supported");
   for (const auto &[dim, what] : code.dims)
     if (int64_t v = evaluateDim(dim, cols, what); v > kMaxI32)
-      throw Error(Error::Kind::Bind, dim.str() + " = " + std::to_string(v) +
-                                         " for C = " + std::to_string(cols) + " (" + what +
+      throw Error(Error::Kind::Bind, dim.str() + " = " + std::to_string(v) + " for C = " +
+                                         std::to_string(cols) + " (" + what +
                                          "): column indices are 32-bit, at most 2^31 - 1");
 }
 
@@ -96,8 +96,7 @@ void checkRowIndexRange(const Program &program, int64_t rows) {
   if (rows <= kMaxI32)
     return;
   bool readsRow = false;
-  forEachNode(program,
-              [&](const Expr &e) { readsRow = readsRow || e->kind == NodeKind::RowIndex; });
+  forEachNode(program, [&](const Expr &e) { readsRow = readsRow || e->kind == NodeKind::RowIndex; });
   if (readsRow)
     throw Error(Error::Kind::Bind, "R = " + std::to_string(rows) + " rows: program '" +
                                        program.name +

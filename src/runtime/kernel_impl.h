@@ -52,7 +52,7 @@ struct Kernel::Impl {
   Program program;
   CompileOptions options;
   std::shared_ptr<const CompiledCode> code;
-  CompileStats stats;   // code->stats plus this compile's cache_hit and time
+  CompileStats stats;    // code->stats plus this compile's cache_hit and time
   CompileReport report; // code->report with this kernel's block rows and time
 };
 

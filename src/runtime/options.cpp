@@ -109,9 +109,7 @@ void CompileOptions::setSwitch(const std::string &name, bool on) {
   throw Error(Error::Kind::Compile, "unknown switch '" + name + "' (known: " + known + ")");
 }
 
-CompileOptions CompileOptions::fromEnvironment() {
-  return fromEnvironment(CompileOptions());
-}
+CompileOptions CompileOptions::fromEnvironment() { return fromEnvironment(CompileOptions()); }
 
 // "lanes=16;FUSE_POINTWISE=1;...;INLINE_PACKET_BODIES=cost-rule;opt=2;
 // cpu=znver4;features=...;off=cse,": every field that changes code, nothing

@@ -25,12 +25,21 @@ constexpr int kSpins = 4000;
 
 thread_local bool t_inTask = false;
 
+// The one job slot. A worker joins by adding itself to `entered` while the
+// job is open; the caller closes it when every task is claimed and waits only
+// for the workers that joined. A worker woken late (descheduled on a busy
+// machine) so finds the job closed and goes back to sleep instead of making
+// the caller wait for it; if it lands in the next job instead, it simply
+// helps with that one.
+constexpr uint32_t kClosed = 1u << 31;
+
 struct Job {
   TaskFn fn = nullptr;
   void *ctx = nullptr;
   int64_t tasks = 0;
   std::atomic<int64_t> next{0};
-  std::atomic<int> pending{0}; // workers of this job still running
+  std::atomic<uint32_t> entered{kClosed};
+  std::atomic<uint32_t> done{0}; // joined workers that finished
 };
 
 void runTasks(Job &job) {
@@ -42,22 +51,27 @@ void runTasks(Job &job) {
 
 class Pool {
 public:
-  // Runs `job` on the caller and `helpers` workers; false (nothing run)
+  // Runs fn on the caller and up to `helpers` workers; false (nothing run)
   // when another call holds the pool.
-  bool run(Job &job, int helpers) {
+  bool run(TaskFn fn, void *ctx, int64_t tasks, int helpers) {
     if (busy_.exchange(true, std::memory_order_acquire))
       return false;
     ensureWorkers(helpers);
-    current_ = &job;
-    job.pending.store(helpers, std::memory_order_relaxed);
+    job_.fn = fn;
+    job_.ctx = ctx;
+    job_.tasks = tasks;
+    job_.next.store(0, std::memory_order_relaxed);
+    job_.done.store(0, std::memory_order_relaxed);
+    job_.entered.store(0, std::memory_order_release); // open
     for (int i = 0; i < helpers; ++i) {
       Worker &w = *workers_[i];
       w.epoch.fetch_add(1, std::memory_order_release);
       w.epoch.notify_one();
     }
     wakeups_.fetch_add(static_cast<uint64_t>(helpers), std::memory_order_relaxed);
-    runTasks(job);
-    waitForWorkers(job);
+    runTasks(job_);
+    uint32_t joined = job_.entered.fetch_or(kClosed, std::memory_order_acq_rel) & ~kClosed;
+    waitForWorkers(joined);
     busy_.store(false, std::memory_order_release);
     return true;
   }
@@ -96,27 +110,26 @@ private:
         now = w.epoch.load(std::memory_order_acquire);
       }
       seen = now;
-      // The caller published the job before bumping the epoch, and does
-      // not replace it until every worker has decremented `pending`.
-      Job &job = *current_;
-      runTasks(job);
-      if (job.pending.fetch_sub(1, std::memory_order_acq_rel) == 1)
-        job.pending.notify_one();
+      if (job_.entered.fetch_add(1, std::memory_order_acq_rel) & kClosed)
+        continue; // too late: the caller has done the work
+      runTasks(job_);
+      job_.done.fetch_add(1, std::memory_order_acq_rel);
+      job_.done.notify_one();
     }
   }
 
-  static void waitForWorkers(Job &job) {
+  void waitForWorkers(uint32_t joined) {
     for (int spin = 0; spin < kSpins; ++spin) {
-      if (job.pending.load(std::memory_order_acquire) == 0)
+      if (job_.done.load(std::memory_order_acquire) == joined)
         return;
       _mm_pause();
     }
-    for (int left; (left = job.pending.load(std::memory_order_acquire)) != 0;)
-      job.pending.wait(left, std::memory_order_acquire);
+    for (uint32_t now; (now = job_.done.load(std::memory_order_acquire)) != joined;)
+      job_.done.wait(now, std::memory_order_acquire);
   }
 
   std::atomic<bool> busy_{false};
-  Job *current_ = nullptr;
+  Job job_;
   std::mutex grow_;
   std::atomic<int> started_{0};
   std::atomic<uint64_t> wakeups_{0};
@@ -146,11 +159,7 @@ void parallelFor(int64_t tasks, int threads, TaskFn fn, void *ctx) {
   int64_t useful = std::min<int64_t>(tasks, std::min(threads, kMaxWorkers + 1));
   if (useful <= 1 || t_inTask)
     return runSerially(tasks, fn, ctx);
-  Job job;
-  job.fn = fn;
-  job.ctx = ctx;
-  job.tasks = tasks;
-  if (!pool().run(job, static_cast<int>(useful - 1)))
+  if (!pool().run(fn, ctx, tasks, static_cast<int>(useful - 1)))
     runSerially(tasks, fn, ctx);
 }
 

@@ -65,6 +65,14 @@ std::vector<CaseSpec> defaultCases() {
   return cases;
 }
 
+std::vector<CaseSpec> decodeCases() {
+  std::vector<CaseSpec> cases;
+  for (const char *spec : {"rmsnorm:1x1048576", "rmsnorm:1x4096", "layernorm:4x262144",
+                           "swiglu:8x65536", "gelu_residual:8x65536", "rope:32x128"})
+    cases.push_back(libraryCase(spec));
+  return cases;
+}
+
 void validateCase(const CaseSpec &spec) {
   if (spec.program.outputs.size() != 1)
     throw Error(Error::Kind::Bind,

@@ -19,6 +19,10 @@ struct CaseSpec {
 // The seed's cases: the six library operators at the small and the large
 // seed shape (RoPE 17x66 and 1024x4098, the others 17x65 and 1024x4097).
 std::vector<CaseSpec> defaultCases();
+// `lanejit bench --cases decode`: decode-time shapes, few long rows (RMSNorm
+// 1x1048576 and 1x4096, LayerNorm 4x262144, SwiGLU and GELU + residual
+// 8x65536, RoPE 32x128) — where splitting one row's work decides the speed.
+std::vector<CaseSpec> decodeCases();
 
 // "rope:17x66" -> the library operator at that shape. Throws Error(Kind::Bind)
 // naming the problem.

@@ -17,11 +17,21 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <sched.h>
 #include <unistd.h>
 
 namespace lanejit::bench {
 namespace fs = std::filesystem;
 namespace {
+
+// The CPUs this process may run on: the default top thread count.
+int affinityCount() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0)
+    return 1;
+  return std::max(1, CPU_COUNT(&set));
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -112,7 +122,9 @@ BenchResult runBench(const BenchOptions &options) {
   record.protocol = options.protocol;
   record.environment = captureEnvironment(options.compile.key());
 
+  int threads = options.threads > 0 ? options.threads : affinityCount();
   std::vector<std::unique_ptr<Peer>> peers = options.make_peers();
+  addThreadedPeers(peers, threads);
   // Before the torch peer is prepared: it settles ATEN_CPU_CAPABILITY here
   // (a probe in child processes), so only when it will run.
   for (const std::unique_ptr<Peer> &peer : peers)
@@ -121,7 +133,7 @@ BenchResult runBench(const BenchOptions &options) {
       record.environment.aten_cpu_capability = atenCpuCapability();
   CaseContext context;
   context.protocol = options.protocol;
-  context.configs = lanejitConfigs(options.protocol, options.compile, options.aot);
+  context.configs = lanejitConfigs(options.protocol, options.compile, options.aot, threads);
   context.peers = &peers;
   context.only = options.only;
   context.bundle_dir = bundle.staging();

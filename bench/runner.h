@@ -23,6 +23,9 @@ struct BenchOptions {
   std::vector<CaseSpec> cases = defaultCases();
   std::vector<std::string> only; // variant names to keep; empty = all
   bool aot = false;              // add the AOT-linked entry (always under seed)
+  // lanejit-t2 .. lanejit-tN and the peers at those thread counts, N =
+  // threads; 0: the CPUs this process may run on (its affinity).
+  int threads = 0;
   CompileOptions compile = CompileOptions::fromEnvironment();
   std::filesystem::path out_dir; // empty: out/bench-<UTC timestamp>
   bool print_table = true;       // the table and notes on stdout

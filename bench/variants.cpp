@@ -45,6 +45,7 @@ public:
       entry_(&args_, 0, args_.rows);
   }
   bool guardsIntact() const override { return workspace_.guardsIntact(); }
+  const LaunchArgs &args() const { return args_; }
 
 private:
   NativeEntry entry_;
@@ -52,6 +53,25 @@ private:
   std::vector<int64_t> strides_;
   check::GuardedBuffer workspace_;
   LaunchArgs args_{};
+};
+
+// The default kernel's entry on the pool: rows split as Kernel::run splits
+// them (the cost model decides how many threads the case is worth, at most
+// `threads`); workers use workspaces of their own.
+class ThreadedRepeat : public Repeatable {
+public:
+  ThreadedRepeat(const Kernel &kernel, check::Case &c, int threads)
+      : kernel_(kernel), native_(kernel, kernel.nativeEntry(), c), threads_(threads) {}
+  void repeat(int64_t reps) override {
+    for (int64_t i = 0; i < reps; ++i)
+      kernel_.runEntry(native_.args(), threads_);
+  }
+  bool guardsIntact() const override { return native_.guardsIntact(); }
+
+private:
+  Kernel kernel_;
+  NativeRepeat native_;
+  int threads_;
 };
 
 class PeerRepeat : public Repeatable {
@@ -98,7 +118,10 @@ BoundVariant bindLanejit(const CaseSpec &spec, check::Case &c, const LanejitConf
     std::filesystem::create_directories(dir);
     entry = aot::linkShared(aot::build(kernel), dir.string());
   }
-  v.callable = std::make_unique<NativeRepeat>(kernel, entry, c);
+  if (config.threads > 1)
+    v.callable = std::make_unique<ThreadedRepeat>(kernel, c, config.threads);
+  else
+    v.callable = std::make_unique<NativeRepeat>(kernel, entry, c);
   v.kernel = kernel;
   return v;
 }
@@ -118,7 +141,7 @@ int widestLanes(const CompileOptions &options) {
 }
 
 std::vector<LanejitConfig> lanejitConfigs(const ProtocolSettings &protocol,
-                                          const CompileOptions &base, bool aot) {
+                                          const CompileOptions &base, bool aot, int threads) {
   int widest = base.lanes ? base.lanes : widestLanes(base);
   std::vector<LanejitConfig> configs;
   configs.push_back({"lanejit", fmt::format("lanejit native entry, default options (W={})", widest),
@@ -143,6 +166,15 @@ std::vector<LanejitConfig> lanejitConfigs(const ProtocolSettings &protocol,
     CompileOptions w8 = base;
     w8.lanes = 8;
     configs.push_back({"lanejit-w8", "lanejit native entry, W=8", w8, 8});
+  }
+  for (int t = 2; t <= threads; ++t) {
+    CompileOptions on_pool = base;
+    on_pool.threads = t;
+    configs.push_back({fmt::format("lanejit-t{}", t),
+                       fmt::format("the default kernel's entry on lanejit's pool, at most {} "
+                                   "threads (Kernel::runEntry: the cost model may use fewer)",
+                                   t),
+                       on_pool, widest, false, t});
   }
   return configs;
 }

@@ -31,6 +31,7 @@ struct LanejitConfig {
                     // or the widest of the target when that is 0)
   bool aot = false; // time the AOT path: the kernel's object linked by the
                     // system linker and loaded, not the JIT's mapping of it
+  int threads = 1;  // > 1: rows split across the pool (Kernel::runEntry)
 };
 
 // The widest W an LLVM feature list has (16 with +avx512f, 8 with +avx,
@@ -45,9 +46,12 @@ int widestLanes(const CompileOptions &options);
 
 // The default configuration first, then full-packet specialization off and
 // fusion off; the seed protocol adds W = 8 when the target is wider, and
-// the AOT-linked entry when asked (`aot`) or under the seed protocol.
+// the AOT-linked entry when asked (`aot`) or under the seed protocol, then
+// lanejit-t2 ... lanejit-tN for N = `threads` (the default kernel on the
+// pool, at most that many threads; the others run on one thread).
 std::vector<LanejitConfig> lanejitConfigs(const ProtocolSettings &protocol,
-                                          const CompileOptions &base, bool aot = false);
+                                          const CompileOptions &base, bool aot = false,
+                                          int threads = 1);
 
 struct BoundVariant {
   VariantRecord record;

@@ -20,6 +20,14 @@ std::vector<std::unique_ptr<Peer>> availablePeers() {
   return peers;
 }
 
+void addThreadedPeers(std::vector<std::unique_ptr<Peer>> &peers, int threads) {
+  size_t single = peers.size();
+  for (int t = 2; t <= threads; ++t)
+    for (size_t i = 0; i < single; ++i)
+      if (std::unique_ptr<Peer> p = peers[i]->withThreads(t))
+        peers.push_back(std::move(p));
+}
+
 #ifndef LANEJIT_PEER_TORCH
 std::string atenCpuCapability() {
   return "";

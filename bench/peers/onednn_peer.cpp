@@ -15,8 +15,8 @@ namespace {
 
 class OneDnnPrepared : public PreparedPeer {
 public:
-  explicit OneDnnPrepared(const CaseBuffers &b)
-      : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {
+  OneDnnPrepared(const CaseBuffers &b, int threads)
+      : threads_(threads), engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {
     using tag = dnnl::memory::format_tag;
     using dt = dnnl::memory::data_type;
     const dnnl::memory::dim R = b.rows, C = b.cols;
@@ -35,12 +35,13 @@ public:
              {DNNL_ARG_DST, mem(data, b.outputs[0])}};
   }
   void call() override {
-    omp_set_num_threads(1); // a per-thread setting: repeat it on the timing thread (~ns)
+    omp_set_num_threads(threads_); // per thread: repeat it on the timing thread (~ns)
     primitive_.execute(stream_, args_);
     stream_.wait();
   }
 
 private:
+  int threads_;
   dnnl::engine engine_;
   dnnl::stream stream_;
   dnnl::primitive primitive_;
@@ -49,27 +50,34 @@ private:
 
 class OneDnnPeer : public Peer {
 public:
-  std::string name() const override { return "onednn"; }
+  explicit OneDnnPeer(int threads = 1) : threads_(threads) {}
+  std::string name() const override {
+    return threads_ == 1 ? "onednn" : "onednn-t" + std::to_string(threads_);
+  }
+  std::unique_ptr<Peer> withThreads(int threads) const override {
+    return std::make_unique<OneDnnPeer>(threads);
+  }
   std::string description() const override {
     return "oneDNN " + version() +
            " layer_normalization_forward (forward_inference, use_scale | use_shift, eps "
-           "1e-5, f32 plain layout) on the caller's buffers; primitive created in prepare(); "
-           "1 OpenMP thread; LayerNorm only";
+           "1e-5, f32 plain layout) on the caller's buffers; primitive created in prepare(); " +
+           std::to_string(threads_) + " OpenMP thread(s); LayerNorm only";
   }
   bool supports(const std::string &op) const override { return op == "layernorm"; }
   std::unique_ptr<PreparedPeer> prepare(const CaseBuffers &b) const override {
     requireRunnable(*this, b);
     // oneDNN here runs on OpenMP; the protocol is single-thread. This sets
     // the calling thread's team size before the primitive is created.
-    omp_set_num_threads(1);
+    omp_set_num_threads(threads_);
     try {
-      return std::make_unique<OneDnnPrepared>(b);
+      return std::make_unique<OneDnnPrepared>(b, threads_);
     } catch (const dnnl::error &e) {
       throw Error(Error::Kind::Bind, "peer 'onednn': " + std::string(e.what()));
     }
   }
 
 private:
+  int threads_;
   static std::string version() {
     const dnnl_version_t *v = dnnl_version();
     return std::to_string(v->major) + "." + std::to_string(v->minor) + "." +

@@ -41,7 +41,14 @@ public:
   virtual std::string description() const = 0; // how it runs, for the bundle
   virtual bool supports(const std::string &op) const = 0;
   virtual std::unique_ptr<PreparedPeer> prepare(const CaseBuffers &buffers) const = 0;
+  // The same library on `threads` threads (named NAME-tN), or null when this
+  // peer has no thread setting (naive loops, hand-written AVX-512).
+  virtual std::unique_ptr<Peer> withThreads(int /*threads*/) const { return nullptr; }
 };
+
+// Appends, for t = 2 .. threads, every peer's withThreads(t): the peers at
+// the thread counts of lanejit-t2 ... lanejit-tN.
+void addThreadedPeers(std::vector<std::unique_ptr<Peer>> &peers, int threads);
 
 // The peers this binary was built with, in a fixed order.
 std::vector<std::unique_ptr<Peer>> availablePeers();

@@ -68,8 +68,12 @@ struct Body {
 
 class TorchPrepared : public PreparedPeer {
 public:
-  explicit TorchPrepared(Body body) : body_(std::move(body)) {}
+  TorchPrepared(Body body, int threads) : body_(std::move(body)), threads_(threads) {}
   void call() override {
+    // One process-wide setting shared by torch and torch-tN: set it when a
+    // visit of the other count ran last (the check is a load; ~ns).
+    if (at::get_num_threads() != threads_)
+      at::set_num_threads(threads_);
     c10::InferenceMode inference;
     body_.call();
   }
@@ -80,6 +84,7 @@ public:
 
 private:
   Body body_;
+  int threads_;
 };
 
 Body bodyFor(const CaseBuffers &b) {
@@ -154,10 +159,16 @@ Body bodyFor(const CaseBuffers &b) {
 
 class TorchPeer : public Peer {
 public:
-  std::string name() const override { return "torch"; }
+  explicit TorchPeer(int threads = 1) : threads_(threads) {}
+  std::string name() const override {
+    return threads_ == 1 ? "torch" : "torch-t" + std::to_string(threads_);
+  }
+  std::unique_ptr<Peer> withThreads(int threads) const override {
+    return std::make_unique<TorchPeer>(threads);
+  }
   std::string description() const override {
-    return "PyTorch eager, libtorch " + std::string(TORCH_VERSION) +
-           " C++ API (ATen), 1 thread, inference mode, caller buffers via at::from_blob; "
+    return "PyTorch eager, libtorch " + std::string(TORCH_VERSION) + " C++ API (ATen), " +
+           std::to_string(threads_) + " thread(s) (at::set_num_threads), inference mode, caller buffers via at::from_blob; "
            "out= forms into the output or preallocated temporaries (rope: mul_out + addcmul_out "
            "per half, on column views; "
            "swiglu: silu_out, mul_out; rmsnorm: mul_out, mean_out, add_/sqrt_, div_out, mul_; "
@@ -176,8 +187,11 @@ public:
     requireRunnable(*this, b);
     initTorchOnce();
     c10::InferenceMode inference;
-    return std::make_unique<TorchPrepared>(bodyFor(b));
+    return std::make_unique<TorchPrepared>(bodyFor(b), threads_);
   }
+
+private:
+  int threads_;
 };
 
 std::string capabilityLine() {

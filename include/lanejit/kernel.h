@@ -46,6 +46,17 @@ public:
     run(std::span<const BufferRef>(inputs.begin(), inputs.size()),
         std::span<const BufferRef>(outputs.begin(), outputs.size()));
   }
+  // The same on at most `threads` threads for this call (1 to 256, else
+  // Error(Kind::Bind)), instead of options().threads. Rows are split across
+  // the process's pool when the compile report's cost model says the call
+  // is worth it; any thread count gives the same bits.
+  void run(std::span<const BufferRef> inputs, std::span<const BufferRef> outputs,
+           int threads) const;
+  void run(std::initializer_list<BufferRef> inputs, std::initializer_list<BufferRef> outputs,
+           int threads) const {
+    run(std::span<const BufferRef>(inputs.begin(), inputs.size()),
+        std::span<const BufferRef>(outputs.begin(), outputs.size()), threads);
+  }
 
   // The compiled function itself, for callers that bind arguments once
   // (benchmarks). It performs none of run()'s checks: the caller guarantees
@@ -54,6 +65,11 @@ public:
   // stride) itself; any other overlap between an input and an output must
   // be staged by the caller, as run() does.
   NativeEntry nativeEntry() const;
+  // The native entry over rows [0, args.rows) split across the pool as run()
+  // splits them, on at most `threads` threads: the calling thread uses
+  // args.workspace, each worker a workspace of its own. None of run()'s
+  // checks (benchmarks bind args once and call this).
+  void runEntry(const LaunchArgs &args, int threads) const;
   int64_t workspaceFloats(int64_t cols) const;
   // The workspace's slots in order, as functions of C: slot i holds
   // slots[i] floats rounded up to a multiple of 16 (64 bytes), packed from

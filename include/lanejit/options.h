@@ -8,6 +8,7 @@
 // whether computed or copied from an input (docs/switches.md, "NaN results").
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,10 @@ struct CompileOptions {
   Inline inline_packet_bodies = Inline::CostRule;
   // Rows per block, the unit of work handed to a thread.
   int block_rows = 32;
+  // Threads a call may use (the pool, docs/architecture.md "Threads"); unset:
+  // the CPUs this process may run on (its affinity). Must be in [1, 256].
+  // Any count gives the same bits; it does not change code.
+  std::optional<int> threads;
   // LLVM optimisation level for the JIT's pass pipeline (0-3).
   int opt_level = 2;
   // Passes (by name, see docs/switches.md) to skip.

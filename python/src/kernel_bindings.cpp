@@ -40,19 +40,17 @@ CompileOptions optionsFrom(const py::kwargs &kwargs) {
       o.opt_level = value.cast<int>();
     else if (k == "block_rows")
       o.block_rows = value.cast<int>();
+    else if (k == "threads")
+      o.threads = value.cast<int>(); // compile() refuses < 1
     else if (k == "target_features")
       o.target_features = value.cast<std::string>();
     else if (k == "disabled_passes")
       o.disabled_passes = value.cast<std::vector<std::string>>();
-    else if (k == "threads")
-      throw py::type_error("lanejit: compile() has no threads= yet: blocks run on the calling "
-                           "thread (call kernels from several Python threads instead; the GIL "
-                           "is released while a kernel runs)");
     else {
       std::string name = upper(k);
       auto names = CompileOptions::switchNames();
       if (std::find(names.begin(), names.end(), name) == names.end()) {
-        std::string known = "lanes, opt_level, block_rows, target_features, disabled_passes";
+        std::string known = "lanes, opt_level, block_rows, threads, target_features, disabled_passes";
         for (const std::string &n : names)
           known += ", " + n;
         throw py::type_error("lanejit: compile() got an unknown option '" + k +
@@ -69,11 +67,20 @@ py::object call(const Kernel &kernel, py::args args, py::kwargs kwargs) {
   BoundArguments bound;
   bindInputs(program, args, 0, bound);
   py::object result;
+  int threads = 0; // 0: the kernel's own count
   if (kwargs && PyDict_GET_SIZE(kwargs.ptr()) > 0) {
     PyObject *out = PyDict_GetItemString(kwargs.ptr(), "out");
-    if (!out || PyDict_GET_SIZE(kwargs.ptr()) != 1)
-      throw py::type_error("lanejit: a kernel call takes only out= as a keyword");
-    result = py::reinterpret_borrow<py::object>(out);
+    PyObject *t = PyDict_GetItemString(kwargs.ptr(), "threads");
+    if (PyDict_GET_SIZE(kwargs.ptr()) != (out != nullptr) + (t != nullptr))
+      throw py::type_error("lanejit: a kernel call takes only out= and threads= as keywords");
+    if (out)
+      result = py::reinterpret_borrow<py::object>(out);
+    if (t) {
+      threads = py::reinterpret_borrow<py::object>(t).cast<int>();
+      if (threads < 1)
+        throw py::value_error("lanejit: threads=" + std::to_string(threads) +
+                              ": a thread count must be at least 1");
+    }
   }
   if (result && !result.is_none()) {
     bindOutputs(program, result, bound);
@@ -82,8 +89,12 @@ py::object call(const Kernel &kernel, py::args args, py::kwargs kwargs) {
     result = allocateOutputs(program, shape, bound);
   }
   py::gil_scoped_release release;
-  kernel.run(std::span<const BufferRef>(bound.inputs.data(), bound.input_count),
-             std::span<const BufferRef>(bound.outputs.data(), bound.output_count));
+  std::span<const BufferRef> in(bound.inputs.data(), bound.input_count);
+  std::span<const BufferRef> out(bound.outputs.data(), bound.output_count);
+  if (threads)
+    kernel.run(in, out, threads);
+  else
+    kernel.run(in, out);
   return result;
 }
 
@@ -136,8 +147,9 @@ py::dict statsOf(const Kernel &k) {
 void defineKernel(py::module_ &m) {
   py::class_<Kernel>(m, "Kernel", "A compiled program; call it like a function")
       .def("__call__", &call,
-           "k(*inputs, out=None): numpy in -> numpy out, torch in -> torch out; out= writes "
-           "into the caller's arrays (zero-copy)")
+           "k(*inputs, out=None, threads=None): numpy in -> numpy out, torch in -> torch out; "
+           "out= writes into the caller's arrays (zero-copy); threads= caps this call's "
+           "threads (default: compile's threads=, else the CPU affinity count)")
       .def_property_readonly("program", &Kernel::program)
       .def_property_readonly("options", [](const Kernel &k) { return k.options().key(); })
       .def_property_readonly("stats", &statsOf)

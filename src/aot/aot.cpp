@@ -172,6 +172,12 @@ std::string makeHeader(const Kernel &kernel, const std::vector<std::string> &imp
  * lanejit_{id}_workspace_floats(C) floats, 64-byte aligned, not shared
  * with a concurrent call; it may be NULL when that count is 0.
 {workspace} *
+ * Threads: rows are independent, so a caller parallelises the entry by
+ * row ranges: split [0, R) into disjoint ranges (contiguous blocks of, say,
+ * 32 rows or more) and let each thread call the entry on its ranges with
+ * its own copy of args whose workspace is its own; buffers and strides may
+ * be shared. The output is bit for bit the same for any split.
+ *
  * The entry checks nothing. The caller guarantees what Kernel::run checks:
  * non-null f32 buffers of the shapes above for args.cols = C, every column
  * count above a non-negative integer for that C, row strides >= the

@@ -122,6 +122,7 @@ std::shared_ptr<const CompiledCode> build(const Program &program, const CompileO
   code->plan = lower::describePlan(l.plan);
   code->dims = dimsUsed(program);
   code->workspace = l.plan.workspaceSlots();
+  code->row_cost = runtime::rowCostOf(l.plan);
   auto ctx = std::make_unique<llvm::LLVMContext>();
   std::string entry = entryName(program);
   codegen::CodegenCounts counts;
@@ -151,6 +152,8 @@ std::shared_ptr<const CompiledCode> build(const Program &program, const CompileO
 } // namespace
 
 Kernel compile(const Program &program, const CompileOptions &options) {
+  if (options.threads)
+    runtime::checkThreadCount(*options.threads, "CompileOptions::threads", Error::Kind::Compile);
   // The cache key holds the full program text, so a hash collision can
   // never return another program's code.
   std::string key = print(program) + "\n" + options.key();

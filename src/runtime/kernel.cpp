@@ -165,10 +165,14 @@ void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> o
   int64_t wsFloats = lower::workspaceFloats(impl_->code->workspace, shape.cols);
   float *workspace = wsFloats ? alignedWorkspace(arena.workspace, wsFloats) : nullptr;
   LaunchArgs args{buffers.data(), strides.data(), shape.rows, shape.cols, workspace};
-  NativeEntry entry = impl_->code->entry;
-  int64_t block = impl_->options.block_rows;
-  for (int64_t r = 0; r < shape.rows; r += block)
-    entry(&args, r, std::min(shape.rows, r + block));
+  runtime::launchRows(impl_->code->entry, args, wsFloats, impl_->options.block_rows,
+                      runtime::requestedThreads(impl_->options), impl_->code->row_cost);
+}
+
+void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> outputs,
+                 int threads) const {
+  runtime::CallThreads scope(threads);
+  run(inputs, outputs);
 }
 
 NativeEntry Kernel::nativeEntry() const {

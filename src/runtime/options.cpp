@@ -88,6 +88,8 @@ CompileOptions CompileOptions::fromEnvironment(CompileOptions o) {
   o.lanes = integer("LANEJIT_LANES", 0, 16, o.lanes);
   o.block_rows = integer("LANEJIT_BLOCK_ROWS", 1, 1 << 20, o.block_rows);
   o.opt_level = integer("LANEJIT_OPT_LEVEL", 0, 3, o.opt_level);
+  if (env("LANEJIT_NUM_THREADS"))
+    o.threads = integer("LANEJIT_NUM_THREADS", 1, 256, 1);
   if (const char *v = env("LANEJIT_TARGET_CPU"))
     o.target_cpu = v;
   if (const char *v = env("LANEJIT_TARGET_FEATURES"))

@@ -26,6 +26,16 @@ TEST(BenchCases, DefaultsAreTheSixOperatorsAtTheSeedShapes) {
     EXPECT_FALSE(c.op.empty()) << c.id;
 }
 
+TEST(BenchCases, DecodeSetIsFewLongRows) {
+  std::vector<CaseSpec> cases = decodeCases();
+  ASSERT_EQ(cases.size(), 6u);
+  EXPECT_EQ(cases[0].id, "rmsnorm-1x1048576");
+  for (const CaseSpec &c : cases) {
+    EXPECT_LE(c.shape.rows, 32) << c.id;
+    EXPECT_FALSE(c.op.empty()) << c.id;
+  }
+}
+
 TEST(BenchCases, LibraryCaseParsesOpAndShape) {
   CaseSpec c = libraryCase("swiglu:3x33");
   EXPECT_EQ(c.id, "swiglu-3x33");

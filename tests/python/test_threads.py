@@ -73,3 +73,22 @@ def test_gil_is_released_while_a_kernel_runs():
     finally:
         sys.setswitchinterval(old)
     assert seen_inside
+
+
+def test_threads_keyword_gives_the_same_bits():
+    program = lanejit.library.rmsnorm()
+    args = make_inputs(program, 200, 4097, seed=3)
+    one = lanejit.compile(program, threads=1)(*args)
+    for t in (1, 2, 3, 8):
+        assert np.array_equal(lanejit.compile(program)(*args, threads=t), one)
+        assert np.array_equal(lanejit.compile(program, threads=t)(*args), one)
+
+
+def test_bad_thread_counts_are_clear_errors():
+    import pytest
+    program = lanejit.library.rmsnorm()
+    args = make_inputs(program, 2, 8, seed=3)
+    with pytest.raises(ValueError, match="thread count must be at least 1"):
+        lanejit.compile(program)(*args, threads=0)
+    with pytest.raises(Exception, match=r"\[1, 256\]"):
+        lanejit.compile(program, threads=-1)

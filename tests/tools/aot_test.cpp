@@ -39,10 +39,23 @@ namespace fs = std::filesystem;
 // the header asks for, writes outputs.
 // Usage: driver ROWS COLS BLOCK then per buffer: in|out PATH STRIDE ELEMENTS;
 // or driver ws C... to print the header's workspace floats for each C.
+// BLOCK = -T instead runs T threads, as the header says to parallelise:
+// each a contiguous row range, its own copy of the args and own workspace.
 const char *kDriver = R"(#include "kernel.h"
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+struct range {
+  lanejit_launch_args args;
+  int64_t begin, end;
+};
+static void *run_range(void *p) {
+  struct range *r = p;
+  LANEJIT_ENTRY(&r->args, r->begin, r->end);
+  return NULL;
+}
 
 int main(int argc, char **argv) {
   if (strcmp(argv[1], "ws") == 0) {
@@ -78,7 +91,23 @@ int main(int argc, char **argv) {
   unsigned char *ws = aligned_alloc(64, (size_t)(ws_floats + 16) * sizeof(float));
   memset(ws + ws_floats * sizeof(float), 0xab, 16 * sizeof(float));
   lanejit_launch_args args = {buffers, strides, rows, cols, ws_floats ? (float *)ws : NULL};
-  for (int64_t r = 0; r < rows; r += block)
+  if (block < 0) {
+    struct range ranges[8];
+    pthread_t threads[8];
+    int t = (int)-block;
+    for (int i = 0; i < t; ++i) {
+      ranges[i].args = args;
+      if (i > 0 && ws_floats)
+        ranges[i].args.workspace = aligned_alloc(64, (size_t)ws_floats * sizeof(float));
+      ranges[i].begin = rows * i / t;
+      ranges[i].end = rows * (i + 1) / t;
+      if (pthread_create(&threads[i], NULL, run_range, &ranges[i]) != 0)
+        return 6;
+    }
+    for (int i = 0; i < t; ++i)
+      pthread_join(threads[i], NULL);
+  }
+  for (int64_t r = 0; block > 0 && r < rows; r += block)
     LANEJIT_ENTRY(&args, r, r + block < rows ? r + block : rows);
   for (size_t i = 0; i < 16 * sizeof(float); ++i)
     if (ws[ws_floats * sizeof(float) + i] != 0xab)
@@ -119,7 +148,7 @@ protected:
     std::string command = "cc -O2 -std=c11 -Wall -Werror -DLANEJIT_ENTRY=" + a.entry_symbol +
                           " -DLANEJIT_BUFFERS=" + std::to_string(bufferCount(a)) +
                           " -DLANEJIT_WORKSPACE_FLOATS=" + workspaceFunction(a) + " -I'" + base +
-                          "' '" + base + "driver.c' '" + base + "kernel.o' -o '" + base +
+                          "' -pthread '" + base + "driver.c' '" + base + "kernel.o' -o '" + base +
                           "driver' 2>'" + base + "cc.log'";
     EXPECT_EQ(shell(command), 0) << command << "\n" << slurp(base + "cc.log");
     return base + "driver";
@@ -143,13 +172,15 @@ protected:
 
   // Runs `driver` (linked from `kernel`'s artifacts) on a 17x66 case with
   // padded strides; its outputs must be Kernel::run's bit for bit.
+  // threads > 0: the driver splits the rows over that many threads.
   void expectDriverMatchesJit(const Kernel &kernel, const std::string &driver,
-                              const std::string &name) {
+                              const std::string &name, int threads = 0) {
     // 17x66 with padded row strides: tails, odd halves, strides all exercised.
     check::Case jit = check::makeCase(kernel.program(), {17, 66}, check::Fill::Fixture, 1, 3);
     check::Case native = jit;
     kernel.run(jit.inputRefs(), jit.outputRefs());
-    std::string args = "17 66 " + std::to_string(kernel.options().block_rows);
+    std::string args =
+        "17 66 " + std::to_string(threads > 0 ? -threads : kernel.options().block_rows);
     for (size_t i = 0; i < native.inputs.size(); ++i) {
       const check::GuardedBuffer &b = native.inputs[i];
       std::string file = path(name + "/in" + std::to_string(i));
@@ -225,6 +256,20 @@ TEST_F(Aot, KernelsThatNeedAWorkspaceRunFromCAsTheHeaderSaysToCallThem) {
       }
       expectDriverMatchesJit(kernel, driver, name);
     }
+}
+
+TEST_F(Aot, TwoCallerThreadsSplittingTheRowsAsTheHeaderSaysMatchTheJit) {
+  // Unfused layernorm needs a workspace: each thread must bring its own.
+  CompileOptions unfused;
+  unfused.fuse_pointwise = unfused.fuse_reductions = false;
+  for (const library::Entry &e : library::all()) {
+    SCOPED_TRACE(e.name);
+    Kernel kernel = compile(e.make(), unfused);
+    aot::Artifacts a = aot::build(kernel);
+    EXPECT_NE(a.header.find("row ranges"), std::string::npos) << a.header;
+    std::string driver = link(a, e.name + "_threads");
+    expectDriverMatchesJit(kernel, driver, e.name + "_threads", 2);
+  }
 }
 
 TEST_F(Aot, HeaderPinsTheLaunchArgsLayout) {

@@ -165,6 +165,19 @@ TEST_F(Cli, RunsALibraryProgramWithFlags) {
   expectOutputMatches(c, 0, path("y.npy"));
 }
 
+TEST_F(Cli, RunTakesAThreadCount) {
+  check::Case c = check::makeCase(library::swiglu(), {70, 300});
+  Result result =
+      run("run --threads 3" + saveInputs(c) + " lib:swiglu --out y=" + path("y.npy"));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  expectOutputMatches(c, 0, path("y.npy"));
+  for (const char *bad : {"0", "-2"})
+    expectError(run(std::string("run --threads ") + bad + saveInputs(c) + " lib:swiglu --out y=" +
+                    path("y.npy")),
+                "thread count must be in [1, 256]");
+  expectError(run("bench --threads 0 --case swiglu:17x65"), "thread count must be at least 1");
+}
+
 TEST_F(Cli, DumpTextPrintsTheProgram) {
   Result result = run("dump --stage=text lib:swiglu");
   ASSERT_EQ(result.exit_code, 0) << result.err;

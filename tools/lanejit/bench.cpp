@@ -23,6 +23,9 @@ struct BenchArgs {
   std::string out;
   bool no_progress = false;
   bool aot = false;
+  bool threads_given = false;
+  std::string case_set; // --cases: default or decode
+  int threads = 0;      // --threads; 0: the affinity count
 };
 
 // --protocol picks the base (quick unless asked); any of --warmup-ms,
@@ -57,7 +60,15 @@ bench::BenchOptions optionsOf(const BenchArgs &args) {
   options.protocol = protocolOf(args);
   if (args.programs.size() != args.shapes.size())
     throw Error(Error::Kind::Bind, "bench: give one --shape RxC per --program FILE");
+  if (args.threads < 0 || (args.threads == 0 && args.threads_given))
+    throw Error(Error::Kind::Bind, "bench: --threads " + std::to_string(args.threads) +
+                                       ": a thread count must be at least 1");
+  options.threads = args.threads;
+  if (args.case_set == "decode")
+    options.cases = bench::decodeCases();
   if (!args.cases.empty() || !args.programs.empty()) {
+    if (!args.case_set.empty())
+      throw Error(Error::Kind::Bind, "bench: --cases and --case/--program exclude each other");
     options.cases.clear();
     for (const std::string &spec : args.cases)
       options.cases.push_back(bench::libraryCase(spec));
@@ -96,6 +107,13 @@ std::function<int()> addBenchCommand(CLI::App &app) {
       ->add_option("--variants", args->variants,
                    "keep only these variants, e.g. lanejit,naive (default: all)")
       ->delimiter(',');
+  bench->add_option("--cases", args->case_set,
+                    "a case set: default (the seed's shapes) or decode (few long rows)")
+      ->check(CLI::IsMember({"default", "decode"}));
+  bench->add_option("--threads", args->threads,
+                    "top thread count N: lanejit-t2 .. lanejit-tN and the peers at those counts "
+                    "(default: the CPU affinity count; 1: single-thread only)")
+      ->each([args](const std::string &) { args->threads_given = true; });
   bench->add_option("--out", args->out, "bundle directory (default out/bench-<UTC time>)");
   bench->add_flag("--no-progress", args->no_progress, "no progress lines on stderr");
   bench->add_flag("--aot", args->aot,

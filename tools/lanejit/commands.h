@@ -7,6 +7,7 @@
 #include <lanejit/options.h>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@ struct RunArgs {
   std::vector<std::string> inputs;  // NAME=FILE.npy
   std::vector<std::string> outputs; // NAME=FILE.npy
   CompileOptions options;
+  std::optional<int> threads; // --threads (compile() refuses < 1)
 };
 // Binds the .npy inputs, runs the compiled program, writes the outputs.
 void runCommand(const RunArgs &args);

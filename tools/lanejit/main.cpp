@@ -46,6 +46,9 @@ int runMain(int argc, char **argv) {
       ->allow_extra_args(false) // one value per flag, so PROGRAM may follow
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   run_flags.add(*run);
+  run->add_option("--threads", run_args.threads,
+                  "threads the kernel may use, >= 1 (default: LANEJIT_NUM_THREADS, else the "
+                  "CPU affinity count)");
 
   std::string dump_program, stage = "ir";
   CompileFlags dump_flags;
@@ -106,6 +109,8 @@ int runMain(int argc, char **argv) {
 
   if (*run) {
     run_args.options = optionsFrom(run_flags);
+    if (run_args.threads)
+      run_args.options.threads = run_args.threads;
     lanejit::cli::runCommand(run_args);
     return 0;
   }

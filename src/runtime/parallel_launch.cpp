@@ -1,0 +1,173 @@
+// Row blocks across the pool (runtime/parallel_launch.h).
+#include "runtime/parallel_launch.h"
+
+#include "runtime/kernel_impl.h"
+#include "runtime/thread_pool.h"
+
+#include <lanejit/error.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <string>
+#include <thread>
+
+namespace lanejit::runtime {
+namespace {
+
+// Rough single-thread rates of the project's machines (README, "Threads"):
+// a weighted vector operation per ~0.3 ns, ~20 bytes per ns from memory.
+// The model only has to tell 17x65 (a few hundred ns) from work that is
+// worth a thread (tens of us); a factor of two either way changes nothing.
+constexpr double kNsPerPacketOp = 0.3;
+constexpr double kBytesPerNs = 20;
+constexpr int kMathWork = 8;
+
+thread_local int t_callThreads = 0; // 0: no per-call override
+std::atomic<double> g_minWorkNs{20000};
+
+bool isOperation(const Node &n) {
+  return n.kind == NodeKind::Unary || n.kind == NodeKind::Binary || n.kind == NodeKind::Select ||
+         n.kind == NodeKind::Fma || n.kind == NodeKind::Load;
+}
+
+int workOf(const Node &n) {
+  if (n.kind != NodeKind::Unary)
+    return 1;
+  switch (n.unaryOp()) {
+  case UnaryOp::Exp:
+  case UnaryOp::Log:
+  case UnaryOp::Tanh:
+  case UnaryOp::Sigmoid: return kMathWork;
+  default: return 1;
+  }
+}
+
+// The worker's own workspace (the caller's comes with the args); grows
+// once, so steady-state calls allocate nothing.
+thread_local std::vector<float> t_workspace;
+
+float *workerWorkspace(int64_t floats) {
+  constexpr uintptr_t align = LANEJIT_WORKSPACE_ALIGN_BYTES;
+  size_t need = static_cast<size_t>(floats) + align / sizeof(float);
+  if (t_workspace.size() < need)
+    t_workspace.resize(need);
+  auto p = reinterpret_cast<uintptr_t>(t_workspace.data());
+  return reinterpret_cast<float *>((p + align - 1) & ~(align - 1));
+}
+
+struct RowJob {
+  NativeEntry entry;
+  const LaunchArgs *args;
+  int64_t workspace_floats;
+  int64_t block;
+  std::thread::id caller;
+};
+
+void runBlock(void *ctx, int64_t task) noexcept {
+  const RowJob &job = *static_cast<const RowJob *>(ctx);
+  int64_t begin = task * job.block;
+  int64_t end = std::min(job.args->rows, begin + job.block);
+  if (std::this_thread::get_id() == job.caller || job.workspace_floats == 0)
+    return job.entry(job.args, begin, end);
+  LaunchArgs own = *job.args;
+  own.workspace = workerWorkspace(job.workspace_floats);
+  job.entry(&own, begin, end);
+}
+
+} // namespace
+
+RowCost rowCostOf(const lower::KernelPlan &plan) {
+  RowCost cost;
+  cost.lanes = plan.lanes;
+  for (const lower::Traversal &t : plan.traversals) {
+    RowCost::Pass pass{t.len, 1};
+    for (const Expr &e : lower::laneValuesOf(plan, t))
+      if (isOperation(*e) && !plan.readsBack(t, e.get()))
+        pass.work += workOf(*e);
+    pass.work +=
+        static_cast<int>(t.materializations.size() + t.reductions.size() + t.writes.size());
+    cost.passes.push_back(pass);
+  }
+  for (const Param &p : plan.program.inputs)
+    cost.row_streams += p.kind == ParamKind::RowTensor;
+  cost.row_streams += static_cast<int>(plan.program.outputs.size());
+  return cost;
+}
+
+double rowNanoseconds(const RowCost &cost, int64_t cols) {
+  double packets_work = 0;
+  for (const RowCost::Pass &p : cost.passes) {
+    int64_t len = p.len.evaluate(cols).value_or(cols);
+    packets_work += static_cast<double>((len + cost.lanes - 1) / cost.lanes) * p.work;
+  }
+  double bytes = 4.0 * static_cast<double>(cols) * cost.row_streams;
+  return packets_work * kNsPerPacketOp + bytes / kBytesPerNs;
+}
+
+int threadsWorthUsing(const RowCost &cost, int64_t rows, int64_t cols, int threads) {
+  if (threads <= 1 || rows <= 1)
+    return 1;
+  double total = rowNanoseconds(cost, cols) * static_cast<double>(rows);
+  double min = minWorkNs();
+  double worth = min > 0 ? std::floor(total / min) : threads;
+  return static_cast<int>(std::clamp<double>(worth, 1, std::min<int64_t>(threads, rows)));
+}
+
+double minWorkNs() {
+  return g_minWorkNs.load(std::memory_order_relaxed);
+}
+void setMinWorkNs(double ns) {
+  g_minWorkNs.store(ns, std::memory_order_relaxed);
+}
+
+void checkThreadCount(int threads, const char *where, Error::Kind kind) {
+  if (threads < 1 || threads > kMaxThreads)
+    throw Error(kind, std::string(where) + ": " + std::to_string(threads) +
+                          " threads: a thread count must be in [1, " + std::to_string(kMaxThreads) +
+                          "]");
+}
+
+int requestedThreads(const CompileOptions &options) {
+  if (t_callThreads > 0)
+    return t_callThreads;
+  if (options.threads)
+    return *options.threads;
+  static const int affinity = affinityThreads();
+  return affinity;
+}
+
+CallThreads::CallThreads(int threads) : saved_(t_callThreads) {
+  checkThreadCount(threads, "Kernel::run");
+  t_callThreads = threads;
+}
+CallThreads::~CallThreads() {
+  t_callThreads = saved_;
+}
+
+void launchRows(NativeEntry entry, const LaunchArgs &args, int64_t workspace_floats,
+                int64_t block_rows, int threads, const RowCost &cost) {
+  int use = threadsWorthUsing(cost, args.rows, args.cols, threads);
+  if (use <= 1 || insidePoolTask()) {
+    for (int64_t r = 0; r < args.rows; r += block_rows)
+      entry(&args, r, std::min(args.rows, r + block_rows));
+    return;
+  }
+  // Blocks of block_rows, smaller when that leaves a thread without one.
+  int64_t block = std::max<int64_t>(1, std::min(block_rows, (args.rows + use - 1) / use));
+  RowJob job{entry, &args, workspace_floats, block, std::this_thread::get_id()};
+  parallelFor((args.rows + block - 1) / block, use, runBlock, &job);
+}
+
+} // namespace lanejit::runtime
+
+namespace lanejit {
+
+void Kernel::runEntry(const LaunchArgs &args, int threads) const {
+  runtime::checkThreadCount(threads, "Kernel::runEntry");
+  runtime::launchRows(nativeEntry(), args,
+                      lower::workspaceFloats(impl_->code->workspace, args.cols),
+                      impl_->options.block_rows, threads, impl_->code->row_cost);
+}
+
+} // namespace lanejit

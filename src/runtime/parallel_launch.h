@@ -1,0 +1,68 @@
+// Handing a call's rows to the pool: how many threads a call is worth (a
+// cost model read from the lowered plan), the row blocks, and a workspace
+// for every thread. Rows are independent, so where the blocks fall never
+// changes a bit (docs/architecture.md, "Threads").
+#pragma once
+
+#include "lower/plan.h"
+
+#include <lanejit/error.h>
+#include <lanejit/kernel.h>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace lanejit::runtime {
+
+// Work per row, as a function of C: what the cost model needs.
+struct RowCost {
+  struct Pass {
+    Dim len;      // columns per row
+    int work = 0; // weighted operations per packet (math expansions ~8)
+  };
+  std::vector<Pass> passes;
+  int lanes = 16;
+  int row_streams = 0; // row tensors read or written: 4 bytes per column each
+};
+RowCost rowCostOf(const lower::KernelPlan &plan);
+
+// Estimated nanoseconds of one row at C columns, on one thread.
+double rowNanoseconds(const RowCost &cost, int64_t cols);
+
+// Threads worth using for `rows` rows of `cost` at `cols`, at most `threads`:
+// each must get at least minWorkNs() of work.
+int threadsWorthUsing(const RowCost &cost, int64_t rows, int64_t cols, int threads);
+// The smallest work, in ns, worth handing to another thread (README,
+// "Threads": a few times the measured dispatch latency). Tests set 0 to
+// split every call that has more than one row.
+double minWorkNs();
+void setMinWorkNs(double ns);
+
+// The thread count a call asks for: a per-call override (Kernel::run with
+// threads), else options.threads, else affinityThreads().
+int requestedThreads(const CompileOptions &options);
+// Throws Error(kind) unless 1 <= threads <= kMaxThreads.
+constexpr int kMaxThreads = 256;
+void checkThreadCount(int threads, const char *where, Error::Kind kind = Error::Kind::Bind);
+
+// Sets the per-call override for the calling thread while it lives.
+class CallThreads {
+public:
+  explicit CallThreads(int threads);
+  ~CallThreads();
+  CallThreads(const CallThreads &) = delete;
+  CallThreads &operator=(const CallThreads &) = delete;
+
+private:
+  int saved_;
+};
+
+// Runs `entry` over rows [0, args.rows) of `args` on up to `threads` threads
+// (the cost model may use fewer), in blocks of at most `block_rows`. The
+// calling thread uses args.workspace; each worker its own, of
+// `workspace_floats` floats.
+void launchRows(NativeEntry entry, const LaunchArgs &args, int64_t workspace_floats,
+                int64_t block_rows, int threads, const RowCost &cost);
+
+} // namespace lanejit::runtime

@@ -1,0 +1,270 @@
+// Threads never change a bit: every library program and every program of
+// the fuzz seed corpus, at threads 1..8 (more than this machine's cores)
+// x W x switch settings, on shapes with fewer rows than threads, one row,
+// one column and tails, equal bit for bit to one thread. The cost model's
+// threshold is set to 0 here so every call with two rows or more is split.
+// Also: many caller threads at once beside a busy pool, a kernel run from
+// inside a pool task, a one-thread call wakes no worker, bad thread counts.
+#include "runtime/parallel_launch.h"
+#include "runtime/thread_pool.h"
+#include "support/testing.h"
+
+#include <lanejit/error.h>
+#include <lanejit/library.h>
+#include <lanejit/text.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace lanejit {
+namespace {
+
+struct SplitEverything {
+  double saved = runtime::minWorkNs();
+  SplitEverything() { runtime::setMinWorkNs(0); }
+  ~SplitEverything() { runtime::setMinWorkNs(saved); }
+};
+
+std::vector<std::vector<float>> outputsOf(const check::Case &c) {
+  std::vector<std::vector<float>> out;
+  for (const check::GuardedBuffer &b : c.outputs)
+    out.emplace_back(b.data(), b.data() + b.elements());
+  return out;
+}
+
+// Runs `kernel` on a fresh seeded case at each thread count and expects
+// the outputs of threads = 1 bit for bit; also checks the guards.
+::testing::AssertionResult sameBitsAtEveryThreadCount(const Kernel &kernel, Shape shape) {
+  check::Case c = check::makeCase(kernel.program(), shape, check::Fill::Random, 7);
+  kernel.run(c.inputRefs(), c.outputRefs(), 1);
+  std::vector<std::vector<float>> want = outputsOf(c);
+  for (int threads = 2; threads <= 8; ++threads) {
+    for (check::GuardedBuffer &b : c.outputs)
+      b.fill(std::numeric_limits<float>::quiet_NaN());
+    kernel.run(c.inputRefs(), c.outputRefs(), threads);
+    std::vector<std::vector<float>> got = outputsOf(c);
+    for (size_t i = 0; i < got.size(); ++i)
+      if (std::memcmp(got[i].data(), want[i].data(), got[i].size() * sizeof(float)) != 0)
+        return ::testing::AssertionFailure()
+               << kernel.program().name << " " << shape.rows << "x" << shape.cols << " output " << i
+               << " differs at threads=" << threads;
+    for (const check::GuardedBuffer &b : c.outputs)
+      if (!b.guardsIntact())
+        return ::testing::AssertionFailure() << "guard damaged at threads=" << threads;
+  }
+  return ::testing::AssertionSuccess();
+}
+
+std::vector<CompileOptions> configurations() {
+  std::vector<CompileOptions> configs;
+  for (int lanes : {4, 8, 16}) {
+    CompileOptions o = test::targetOptions();
+    o.lanes = lanes;
+    configs.push_back(o);
+    CompileOptions off = o;
+    off.fuse_pointwise = off.fuse_reductions = off.fuse_outputs = false;
+    off.specialize_full_packets = off.prove_in_place = off.hoist_guards = false;
+    off.bound_masked_columns = false;
+    off.inline_packet_bodies = CompileOptions::Inline::Never;
+    configs.push_back(off);
+    CompileOptions small = o;
+    small.block_rows = 3; // blocks smaller than a thread's share
+    configs.push_back(small);
+  }
+  return configs;
+}
+
+bool targetHas(int lanes) {
+  try {
+    CompileOptions o = test::targetOptions();
+    o.lanes = lanes;
+    compile(library::rmsNorm(), o);
+    return true;
+  } catch (const Error &) {
+    return false;
+  }
+}
+
+TEST(Parallel, LibraryProgramsSameBitsAtEveryThreadCount) {
+  SplitEverything split;
+  for (const CompileOptions &o : configurations()) {
+    if (!targetHas(o.lanes))
+      continue;
+    for (const library::Entry &e : library::all()) {
+      Kernel k = compile(e.make(), o);
+      int64_t even = e.name == "rope" ? 2 : 1;
+      for (int64_t rows : {1, 3, 7, 64})
+        for (int64_t cols : {1, 17, 67, 130}) {
+          int64_t c = cols % even ? cols + 1 : cols;
+          EXPECT_TRUE(sameBitsAtEveryThreadCount(k, {rows, c})) << "W=" << o.lanes;
+        }
+    }
+  }
+}
+
+TEST(Parallel, CorpusProgramsSameBitsAtEveryThreadCount) {
+  SplitEverything split;
+  int ran = 0;
+  for (const auto &file : std::filesystem::directory_iterator(LANEJIT_FUZZ_CORPUS)) {
+    std::ifstream in(file.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    std::optional<Kernel> k;
+    try {
+      k = compile(parse(text.str()), test::targetOptions());
+    } catch (const Error &) {
+      continue;
+    }
+    for (int64_t cols : {12, 36, 67})
+      try {
+        EXPECT_TRUE(sameBitsAtEveryThreadCount(*k, {5, cols})) << file.path();
+        ++ran;
+      } catch (const Error &) {
+        // a shape this program refuses
+      }
+  }
+  EXPECT_GT(ran, 5);
+}
+
+// A kernel and its expected output at a shape, for the concurrency tests.
+struct Reference {
+  Kernel kernel = compile(library::layerNorm(), test::targetOptions());
+  Shape shape{64, 257};
+  check::Case c = check::makeCase(kernel.program(), shape, check::Fill::Random, 3);
+  std::vector<std::vector<float>> want;
+  Reference() {
+    kernel.run(c.inputRefs(), c.outputRefs(), 1);
+    want = outputsOf(c);
+  }
+  bool check(int threads) const {
+    check::Case mine = check::makeCase(kernel.program(), shape, check::Fill::Random, 3);
+    kernel.run(mine.inputRefs(), mine.outputRefs(), threads);
+    return outputsOf(mine) == want;
+  }
+};
+
+TEST(Parallel, ManyCallersBesideABusyPool) {
+  SplitEverything split;
+  Reference ref;
+  std::atomic<bool> stop{false};
+  std::atomic<int> bad{0};
+  // Keeps the pool busy with long jobs while the callers run.
+  std::thread busy([&] {
+    while (!stop.load())
+      runtime::parallelFor(
+          4, 2,
+          [](void *, int64_t) noexcept {
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+          },
+          nullptr);
+  });
+  std::vector<std::thread> callers;
+  for (int t = 0; t < 6; ++t)
+    callers.emplace_back([&, t] {
+      for (int i = 0; i < 30; ++i)
+        bad += !ref.check(1 + (t + i) % 4);
+    });
+  for (std::thread &t : callers)
+    t.join();
+  stop = true;
+  busy.join();
+  EXPECT_EQ(bad.load(), 0);
+}
+
+TEST(Parallel, KernelInsideAPoolTask) {
+  SplitEverything split;
+  Reference ref;
+  struct Ctx {
+    const Reference *ref;
+    std::atomic<int> bad{0};
+  } ctx{&ref};
+  runtime::parallelFor(
+      6, 3,
+      [](void *p, int64_t) noexcept {
+        auto *c = static_cast<Ctx *>(p);
+        c->bad += !c->ref->check(4);
+      },
+      &ctx);
+  EXPECT_EQ(ctx.bad.load(), 0);
+}
+
+TEST(Parallel, OneThreadWorthOfWorkWakesNoWorker) {
+  Reference ref; // cost model at its default: 17x65 is serial
+  Kernel k = compile(library::swiglu(), test::targetOptions());
+  check::Case c = check::makeCase(k.program(), {17, 65}, check::Fill::Random, 1);
+  uint64_t before = runtime::poolCounters().wakeups;
+  for (int i = 0; i < 100; ++i)
+    k.run(c.inputRefs(), c.outputRefs(), 8);
+  check::Case one = check::makeCase(k.program(), {1, 4097}, check::Fill::Random, 1);
+  k.run(one.inputRefs(), one.outputRefs(), 8);
+  EXPECT_EQ(runtime::poolCounters().wakeups, before);
+}
+
+TEST(Parallel, LargeCallsAreSplitByDefault) {
+  Kernel k = compile(library::swiglu(), test::targetOptions());
+  check::Case c = check::makeCase(k.program(), {256, 4097}, check::Fill::Random, 1);
+  uint64_t before = runtime::poolCounters().wakeups;
+  k.run(c.inputRefs(), c.outputRefs(), 2);
+  EXPECT_GT(runtime::poolCounters().wakeups, before);
+  EXPECT_TRUE(test::matchesReference(c));
+}
+
+TEST(Parallel, RunEntrySplitsAsRunDoes) {
+  SplitEverything split;
+  Kernel k = compile(library::layerNorm(), test::targetOptions());
+  check::Case c = check::makeCase(k.program(), {33, 100}, check::Fill::Random, 1);
+  k.run(c.inputRefs(), c.outputRefs(), 1);
+  std::vector<std::vector<float>> want = outputsOf(c);
+  std::vector<void *> buffers;
+  std::vector<int64_t> strides;
+  for (auto *list : {&c.inputs, &c.outputs})
+    for (check::GuardedBuffer &b : *list) {
+      buffers.push_back(b.data());
+      strides.push_back(b.rowStride());
+    }
+  std::vector<float> ws(k.workspaceFloats(100) + 16);
+  float *aligned =
+      reinterpret_cast<float *>((reinterpret_cast<uintptr_t>(ws.data()) + 63) & ~uintptr_t(63));
+  LaunchArgs args{buffers.data(), strides.data(), 33, 100, aligned};
+  c.outputs[0].fill(0);
+  k.runEntry(args, 4);
+  EXPECT_EQ(outputsOf(c), want);
+  EXPECT_THROW(k.runEntry(args, 0), Error);
+}
+
+TEST(Parallel, BadThreadCountsAreClearErrors) {
+  Kernel k = compile(library::swiglu(), test::targetOptions());
+  check::Case c = check::makeCase(k.program(), {2, 8});
+  for (int bad : {0, -1, 257}) {
+    try {
+      k.run(c.inputRefs(), c.outputRefs(), bad);
+      ADD_FAILURE() << "threads=" << bad << " accepted";
+    } catch (const Error &e) {
+      EXPECT_EQ(e.kind(), Error::Kind::Bind);
+      EXPECT_NE(std::string(e.what()).find("thread count must be in [1, 256]"), std::string::npos)
+          << e.what();
+    }
+    CompileOptions o = test::targetOptions();
+    o.threads = bad;
+    EXPECT_THROW(compile(library::swiglu(), o), Error);
+  }
+  ::setenv("LANEJIT_NUM_THREADS", "0", 1);
+  EXPECT_THROW(CompileOptions::fromEnvironment(), Error);
+  ::setenv("LANEJIT_NUM_THREADS", "3", 1);
+  EXPECT_EQ(CompileOptions::fromEnvironment().threads, 3);
+  ::unsetenv("LANEJIT_NUM_THREADS");
+  EXPECT_FALSE(CompileOptions::fromEnvironment().threads.has_value());
+}
+
+TEST(Parallel, DefaultIsTheAffinityCount) {
+  EXPECT_GE(runtime::affinityThreads(), 1);
+  EXPECT_EQ(runtime::requestedThreads(CompileOptions{}), runtime::affinityThreads());
+}
+
+} // namespace
+} // namespace lanejit

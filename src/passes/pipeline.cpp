@@ -34,7 +34,8 @@ struct LoweringPass {
 // Lowering passes, from the unfused plan: the fusions decide what is
 // computed where; column bounds need the fused reductions and writes (an
 // unfused traversal only materializes); alias proofs need the final order; guard
-// placement needs the proofs; inlining needs the final bodies.
+// placement needs the proofs; inlining needs the final bodies; the tail shape and
+// flattening need the final traversals and alias decisions.
 const LoweringPass kLoweringPasses[] = {
     {"fuse-pointwise", "compute elementwise chains in their consumer's packet",
      &CompileOptions::fuse_pointwise, "fuse_pointwise", lower::fusePointwise},
@@ -53,6 +54,10 @@ const LoweringPass kLoweringPasses[] = {
      &CompileOptions::hoist_guards, "hoist_guards", lower::hoistGuards},
     {"choose-inlining", "inline packet bodies or call helpers (cost rule or forced)", nullptr,
      "inline_packet_bodies", lower::chooseInlining},
+    {"branchless-tail", "reduction tails join their accumulator by lane masks",
+     &CompileOptions::branchless_tail, "branchless_tail", lower::branchlessTail},
+    {"flatten-rows", "all-elementwise programs run dense rows as one long row",
+     &CompileOptions::flatten_rows, "flatten_rows", lower::flattenRows},
 };
 
 bool disabled(const CompileOptions &options, const char *name) {

@@ -36,6 +36,8 @@ const BoolSwitch kSwitches[] = {
     {"FULL_PACKET_SPECIALIZATION", &CompileOptions::specialize_full_packets, true},
     {"PROVE_IN_PLACE", &CompileOptions::prove_in_place, true},
     {"HOIST_GUARDS", &CompileOptions::hoist_guards, true},
+    {"BRANCHLESS_TAIL", &CompileOptions::branchless_tail, true},
+    {"FLATTEN_ROWS", &CompileOptions::flatten_rows, true},
     {"DUMP_PASSES", &CompileOptions::dump_passes, false},
     {"TIME_PASSES", &CompileOptions::time_passes, false},
 };

@@ -51,6 +51,9 @@ struct CompileOptions {
   // runs each call's rows as one row of rows x C columns: one masked tail
   // per call instead of one per row. Off: row by row.
   bool flatten_rows = true;
+  // Fills past a column bound (masked softmax's zeros) are vector stores
+  // in the kernel. Off: LLVM may turn them into a memset call per row.
+  bool fill_stores = true;
   // Packet bodies: emitted as helper functions and inlined or called by a
   // cost rule (docs/architecture.md), or forced either way.
   enum class Inline { CostRule, Always, Never };

@@ -73,6 +73,10 @@ void KernelEmitter::applyTargetAttributes(llvm::Function *fn) {
   std::string width = std::to_string(lanes_ * 32);
   fn->addFnAttr("min-legal-vector-width", width);
   fn->addFnAttr("prefer-vector-width", width);
+  // Fills (masked softmax's zeros past the last valid column) stay vector
+  // stores: LLVM would otherwise make a loop of them a memset call per row.
+  if (plan_.fill_stores)
+    fn->addFnAttr("no-builtin-memset");
 }
 
 void KernelEmitter::emitLoop(Value *begin, Value *end, const char *name,
@@ -259,8 +263,7 @@ Value *KernelEmitter::flattenRows() {
   // begin. Checked once per call; otherwise the loop runs row by row.
   Value *dense = launch_.CreateICmpSGT(rowEnd_, rowBegin_);
   for (size_t i = 0; i < bases_.size(); ++i) {
-    bool rowTensor = i >= program_.inputs.size() ||
-                     program_.inputs[i].kind == ParamKind::RowTensor;
+    bool rowTensor = i >= program_.inputs.size() || program_.inputs[i].kind == ParamKind::RowTensor;
     if (rowTensor)
       dense = launch_.CreateAnd(dense, launch_.CreateICmpEQ(strides_[i], cols_));
   }

@@ -41,12 +41,9 @@ bool isIdentity(const Expr &c, ReduceOp op) {
   float v = static_cast<float>(c->value);
   switch (op) {
   case ReduceOp::Sum:
-  case ReduceOp::Mean:
-    return v == 0 && std::signbit(v); // -0.0: -0 + x == x for every x
-  case ReduceOp::Max:
-    return std::isinf(v) && v < 0;
-  case ReduceOp::Min:
-    return std::isinf(v) && v > 0;
+  case ReduceOp::Mean: return v == 0 && std::signbit(v); // -0.0: -0 + x == x for every x
+  case ReduceOp::Max: return std::isinf(v) && v < 0;
+  case ReduceOp::Min: return std::isinf(v) && v > 0;
   }
   return false;
 }

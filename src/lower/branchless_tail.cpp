@@ -26,15 +26,16 @@ LoweringResult branchlessTail(KernelPlan &plan, const CompileOptions &) {
     bool summed = std::any_of(t.reductions.begin(), t.reductions.end(), [](const Expr &r) {
       return r->reduceOp() == ReduceOp::Sum || r->reduceOp() == ReduceOp::Mean;
     });
-    t.tail_masks = summed && !t.bound && plan.accumulators > 1 &&
-                   plan.accumulators <= kMaskedTailAccumulators;
+    t.tail_masks =
+        summed && !t.bound && plan.accumulators > 1 && plan.accumulators <= kMaskedTailAccumulators;
     masked += t.tail_masks;
   }
   plan.branchless_tail = traversals > 0 && plan.accumulators > 1;
   if (!plan.branchless_tail)
     return {false, "no reduction has more than one accumulator"};
   return {true, "max/min tails join accumulator 0; " + std::to_string(masked) + " of " +
-                    std::to_string(traversals) + " reducing traversals add a sum tail by lane masks"};
+                    std::to_string(traversals) +
+                    " reducing traversals add a sum tail by lane masks"};
 }
 
 } // namespace lanejit::lower

@@ -20,7 +20,8 @@ std::string obstacle(const KernelPlan &plan) {
   if (!plan.workspaceSlots().empty())
     return "the row uses the workspace";
   for (const Param &in : p.inputs)
-    if (in.kind == ParamKind::ColVector || (in.kind == ParamKind::RowTensor && !(in.cols == Dim::C())))
+    if (in.kind == ParamKind::ColVector ||
+        (in.kind == ParamKind::RowTensor && !(in.cols == Dim::C())))
       return "input " + in.name + " is not a scalar or an [R, C] row tensor";
   for (const Output &out : p.outputs)
     if (!(out.cols == Dim::C()))

@@ -73,4 +73,8 @@ LoweringResult branchlessTail(KernelPlan &plan, const CompileOptions &options);
 // fused plan and the alias decisions (a staged row would need workspace).
 LoweringResult flattenRows(KernelPlan &plan, const CompileOptions &options);
 
+// Fills past a column bound stay vector stores in the kernel instead of
+// becoming a memset call per row.
+LoweringResult fillStores(KernelPlan &plan, const CompileOptions &options);
+
 } // namespace lanejit::lower

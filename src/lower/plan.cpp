@@ -164,6 +164,8 @@ std::string describePlan(const KernelPlan &plan) {
       << "\n";
   if (plan.branchless_tail)
     out << ";   max/min tails join accumulator 0\n";
+  if (plan.fill_stores)
+    out << ";   fills are vector stores, not memset calls\n";
   if (plan.flatten_rows)
     out << ";   rows flattened into one row of rows x C columns when every row tensor is dense\n";
   for (size_t i = 0; i < plan.traversals.size(); ++i) {

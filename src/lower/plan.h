@@ -87,6 +87,9 @@ struct KernelPlan {
   // columns when every row tensor is dense (row stride C): set by the
   // flatten-rows pass for all-elementwise programs, checked per call.
   bool flatten_rows = false;
+  // A column-bounded traversal's fills are vector stores in the kernel, not
+  // a memset call per row (the fill-stores pass).
+  bool fill_stores = false;
   int lanes = 16;
   // Independent packet accumulators per reduction: lanes * accumulators
   // = kReductionLanes for every W, so the reduction order (and so every

@@ -58,6 +58,8 @@ const LoweringPass kLoweringPasses[] = {
      &CompileOptions::branchless_tail, "branchless_tail", lower::branchlessTail},
     {"flatten-rows", "all-elementwise programs run dense rows as one long row",
      &CompileOptions::flatten_rows, "flatten_rows", lower::flattenRows},
+    {"fill-stores", "fills past a column bound are vector stores, not memset calls",
+     &CompileOptions::fill_stores, "fill_stores", lower::fillStores},
 };
 
 bool disabled(const CompileOptions &options, const char *name) {

@@ -38,6 +38,7 @@ const BoolSwitch kSwitches[] = {
     {"HOIST_GUARDS", &CompileOptions::hoist_guards, true},
     {"BRANCHLESS_TAIL", &CompileOptions::branchless_tail, true},
     {"FLATTEN_ROWS", &CompileOptions::flatten_rows, true},
+    {"FILL_STORES", &CompileOptions::fill_stores, true},
     {"DUMP_PASSES", &CompileOptions::dump_passes, false},
     {"TIME_PASSES", &CompileOptions::time_passes, false},
 };
@@ -109,7 +110,9 @@ void CompileOptions::setSwitch(const std::string &name, bool on) {
   throw Error(Error::Kind::Compile, "unknown switch '" + name + "' (known: " + known + ")");
 }
 
-CompileOptions CompileOptions::fromEnvironment() { return fromEnvironment(CompileOptions()); }
+CompileOptions CompileOptions::fromEnvironment() {
+  return fromEnvironment(CompileOptions());
+}
 
 // "lanes=16;FUSE_POINTWISE=1;...;INLINE_PACKET_BODIES=cost-rule;opt=2;
 // cpu=znver4;features=...;off=cse,": every field that changes code, nothing

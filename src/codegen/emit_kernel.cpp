@@ -73,6 +73,10 @@ void KernelEmitter::applyTargetAttributes(llvm::Function *fn) {
   std::string width = std::to_string(lanes_ * 32);
   fn->addFnAttr("min-legal-vector-width", width);
   fn->addFnAttr("prefer-vector-width", width);
+  // Fills (masked softmax's zeros past the last valid column) stay vector
+  // stores: LLVM would otherwise make a loop of them a memset call per row.
+  if (plan_.fill_stores)
+    fn->addFnAttr("no-builtin-memset");
 }
 
 void KernelEmitter::emitLoop(Value *begin, Value *end, const char *name,
@@ -221,8 +225,11 @@ void KernelEmitter::emitRowLoop() {
   std::vector<Value *> hoisted;
   if (plan_.hoist_guards)
     hoisted = emitGuards(launch_);
+  Value *rowEnd = rowEnd_;
+  if (plan_.flatten_rows)
+    rowEnd = flattenRows();
   b_.SetInsertPoint(rows);
-  emitLoop(rowBegin_, rowEnd_, "row", [&](Value *r) {
+  emitLoop(rowBegin_, rowEnd, "row", [&](Value *r) {
     row_ = r;
     rowBases_.clear();
     for (size_t i = 0; i < bases_.size(); ++i)
@@ -248,6 +255,23 @@ void KernelEmitter::emitRowLoop() {
     forgetRowValues();
   });
   b_.CreateRetVoid();
+}
+
+Value *KernelEmitter::flattenRows() {
+  // Dense: every row tensor's row r + 1 starts where row r ends, so rows
+  // [begin, end) are one row of (end - begin) x C columns starting at row
+  // begin. Checked once per call; otherwise the loop runs row by row.
+  Value *dense = launch_.CreateICmpSGT(rowEnd_, rowBegin_);
+  for (size_t i = 0; i < bases_.size(); ++i) {
+    bool rowTensor = i >= program_.inputs.size() || program_.inputs[i].kind == ParamKind::RowTensor;
+    if (rowTensor)
+      dense = launch_.CreateAnd(dense, launch_.CreateICmpEQ(strides_[i], cols_));
+  }
+  dense->setName("rows.dense");
+  Value *flat = launch_.CreateMul(launch_.CreateSub(rowEnd_, rowBegin_), cols_);
+  flatLen_ = launch_.CreateSelect(dense, flat, cols_, "row.len");
+  return launch_.CreateSelect(dense, launch_.CreateAdd(rowBegin_, launch_.getInt64(1)), rowEnd_,
+                              "row_end.flat");
 }
 
 void KernelEmitter::forgetRowValues() {

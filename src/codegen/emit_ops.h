@@ -39,7 +39,6 @@ llvm::Value *emitCanonicalNaN(llvm::IRBuilder<> &b, llvm::Value *x);
 // Reductions: the value that leaves an accumulator unchanged bit for bit
 // (-0.0 for sums: -0 + x == x for every x, including +0), and the step.
 llvm::Constant *reductionIdentity(llvm::Type *type, ReduceOp op);
-llvm::Value *emitReductionStep(llvm::IRBuilder<> &b, ReduceOp op, llvm::Value *acc,
-                               llvm::Value *x);
+llvm::Value *emitReductionStep(llvm::IRBuilder<> &b, ReduceOp op, llvm::Value *acc, llvm::Value *x);
 
 } // namespace lanejit::codegen

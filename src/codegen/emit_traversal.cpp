@@ -8,6 +8,8 @@
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Module.h>
 
+#include <algorithm>
+
 namespace lanejit::codegen {
 
 using llvm::Value;
@@ -68,15 +70,25 @@ void KernelEmitter::emitPacket(TraversalState &s, lower::PacketKind kind, Value 
     Value *v = reduced[ri];
     llvm::Type *type = v->getType();
     auto &accs = s.accumulators[ri];
+    // max and min are exactly associative and commutative, so the tail's
+    // accumulator cannot change their bits (lower/branchless_tail.cpp).
+    bool anyOrder = op == ReduceOp::Max || op == ReduceOp::Min;
+    if (!llvm::isa<llvm::ConstantInt>(acc) && anyOrder && plan_.branchless_tail)
+      acc = b_.getInt64(0);
     if (auto *k = llvm::dyn_cast<llvm::ConstantInt>(acc)) {
       llvm::AllocaInst *slot = accs[k->getZExtValue()];
       b_.CreateStore(emitReductionStep(b_, op, b_.CreateLoad(type, slot), v), slot);
       continue;
     }
+    // The tail joins accumulator `acc` without branches: every accumulator
+    // takes a lane-masked step whose mask is the tail's lanes in accumulator
+    // `acc` and none elsewhere (a merge-masked add on AVX-512). A lane left
+    // out keeps its value, exactly what adding the identity does.
     for (size_t k = 0; k < accs.size(); ++k) {
       Value *old = b_.CreateLoad(type, accs[k]);
       Value *updated = emitReductionStep(b_, op, old, v);
-      b_.CreateStore(b_.CreateSelect(b_.CreateICmpEQ(acc, b_.getInt64(k)), updated, old), accs[k]);
+      Value *pick = s.tailMasks.empty() ? b_.CreateICmpEQ(acc, b_.getInt64(k)) : s.tailMasks[k];
+      b_.CreateStore(b_.CreateSelect(pick, updated, old), accs[k]);
     }
   }
 }
@@ -121,7 +133,8 @@ void KernelEmitter::emitTraversal(const lower::Traversal &t, int index) {
     }
   }
 
-  Value *len = dimValue(t.len);
+  // A flattened plan's one traversal covers the call's rows when dense.
+  Value *len = flatLen_ ? flatLen_ : dimValue(t.len);
   // Packets cover [0, live): all of len, or up to the column bound. A
   // bound is row-uniform, so the packet counts are then computed per row.
   Value *live = t.bound ? liveColumns(*t.bound, len) : len;
@@ -147,6 +160,11 @@ void KernelEmitter::emitTraversal(const lower::Traversal &t, int index) {
     });
   }
   // The tail packet is packet number `full`, so its accumulator is `rest`.
+  bool summed = std::any_of(t.reductions.begin(), t.reductions.end(), [](const Expr &r) {
+    return r->reduceOp() == ReduceOp::Sum || r->reduceOp() == ReduceOp::Mean;
+  });
+  if (K > 1 && summed && t.tail_masks)
+    s.tailMasks = tailMasks(counts, tail, rest, K);
   emitIf(b_.CreateICmpNE(tail, b_.getInt64(0)), "tail", [&] {
     emitPacket(s, lower::PacketKind::Masked, columnOf(full), live, K == 1 ? b_.getInt64(0) : rest);
   });
@@ -164,6 +182,18 @@ void KernelEmitter::emitTraversal(const lower::Traversal &t, int index) {
       v = b_.CreateFDiv(v, b_.CreateSIToFP(len, b_.getFloatTy()));
     uniform_[r.get()] = v;
   }
+}
+
+std::vector<Value *> KernelEmitter::tailMasks(llvm::IRBuilder<> &b, Value *tail, Value *rest,
+                                              int K) {
+  Value *lanes = b.CreateICmpSLT(laneIds(ctx_, lanes_),
+                                 b.CreateVectorSplat(lanes_, b.CreateTrunc(tail, b.getInt32Ty())));
+  std::vector<Value *> masks;
+  for (int k = 0; k < K; ++k) {
+    Value *mine = b.CreateVectorSplat(lanes_, b.CreateICmpEQ(rest, b.getInt64(k)));
+    masks.push_back(b.CreateAnd(lanes, mine, "tail.acc" + std::to_string(k)));
+  }
+  return masks;
 }
 
 Value *KernelEmitter::liveColumns(const lower::ColumnBound &bound, Value *len) {

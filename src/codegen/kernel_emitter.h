@@ -93,6 +93,9 @@ private:
     const lower::Traversal *traversal;
     std::vector<std::vector<llvm::AllocaInst *>> accumulators;
     Helper dense, masked;
+    // Per accumulator: the tail's lanes when it is the tail's accumulator,
+    // no lanes otherwise (empty: the tail picks its accumulator by select).
+    std::vector<llvm::Value *> tailMasks;
   };
 
   // One packet: its body (inline or a helper call), then its reductions'
@@ -108,6 +111,11 @@ private:
 
   void emitTraversal(const lower::Traversal &t, int index);
 
+  // The masks of TraversalState::tailMasks: lanes below `tail` in
+  // accumulator `rest`, computed where the packet counts are.
+  std::vector<llvm::Value *> tailMasks(llvm::IRBuilder<> &b, llvm::Value *tail, llvm::Value *rest,
+                                       int K);
+
   // live = clamp(limit - col_begin (+1), 0, len), per row.
   llvm::Value *liveColumns(const lower::ColumnBound &bound, llvm::Value *len);
 
@@ -116,6 +124,10 @@ private:
   void emitFills(const lower::Traversal &t, llvm::Value *live, llvm::Value *len);
 
   void emitRowLoop();
+
+  // For a flattened plan: sets flatLen_ (rows x C when every row tensor is
+  // dense, else C) and returns the row loop's end (one row when dense).
+  llvm::Value *flattenRows();
 
   void forgetRowValues();
 
@@ -132,6 +144,7 @@ private:
   llvm::Instruction *launchEnd_ = nullptr;
   llvm::Value *rowBegin_ = nullptr, *rowEnd_ = nullptr, *cols_ = nullptr, *row_ = nullptr;
   llvm::Value *workspace_ = nullptr;
+  llvm::Value *flatLen_ = nullptr; // a flattened traversal's length
   std::vector<llvm::Value *> bases_, strides_, rowBases_, workspaceSlots_;
   std::string name_;
   std::map<std::string, llvm::Value *> dims_;

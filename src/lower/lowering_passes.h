@@ -61,4 +61,20 @@ LoweringResult hoistGuards(KernelPlan &plan);
 constexpr int kInlineBudget = 2048;
 LoweringResult chooseInlining(KernelPlan &plan, CompileOptions::Inline policy);
 
+// A reduction's tail packet joins its run-time-chosen accumulator without
+// branches: max/min into accumulator 0, sums by lane masks (merge-masked
+// adds) when K <= kMaskedTailAccumulators. Needs the final traversals.
+constexpr int kMaskedTailAccumulators = 4;
+LoweringResult branchlessTail(KernelPlan &plan);
+
+// An all-elementwise plan (one traversal over C columns, no workspace, no
+// column vectors, indices, slices or partial writes) runs a call's rows as
+// one row of rows x C columns when every row tensor is dense. Needs the
+// fused plan and the alias decisions (a staged row would need workspace).
+LoweringResult flattenRows(KernelPlan &plan);
+
+// Fills past a column bound stay vector stores in the kernel instead of
+// becoming a memset call per row.
+LoweringResult fillStores(KernelPlan &plan);
+
 } // namespace lanejit::lower

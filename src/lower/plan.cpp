@@ -162,11 +162,19 @@ std::string describePlan(const KernelPlan &plan) {
   out << "; plan: W=" << plan.lanes << ", " << plan.accumulators
       << " accumulators per reduction, guards " << (plan.hoist_guards ? "hoisted" : "per row")
       << "\n";
+  if (plan.branchless_tail)
+    out << ";   max/min tails join accumulator 0\n";
+  if (plan.fill_stores)
+    out << ";   fills are vector stores, not memset calls\n";
+  if (plan.flatten_rows)
+    out << ";   rows flattened into one row of rows x C columns when every row tensor is dense\n";
   for (size_t i = 0; i < plan.traversals.size(); ++i) {
     const Traversal &t = plan.traversals[i];
     out << ";   traversal " << i << ": len " << t.len.str() << ", depth " << t.depth << ", "
         << (t.full == PacketKind::Dense ? "dense" : "masked") << " full packets, "
         << (t.inline_bodies ? "inlined" : "helper") << " bodies;";
+    if (t.tail_masks)
+      out << " sum tail by lane masks;";
     if (t.bound)
       out << " live columns to %" << number.at(t.bound->limit.get())
           << (t.bound->inclusive ? " inclusive" : "") << ";";

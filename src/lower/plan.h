@@ -45,6 +45,9 @@ struct Traversal {
   // Packet bodies inlined into the row loop, or emitted as helper functions.
   bool inline_bodies = true;
   std::optional<ColumnBound> bound; // set by the bound-masked-columns pass
+  // A sum's tail packet joins its accumulator by launch-uniform lane masks
+  // (merge-masked adds), not a select per accumulator (branchless-tail).
+  bool tail_masks = false;
 };
 
 // How one (input, output) pair is protected when the buffers overlap.
@@ -76,6 +79,17 @@ struct KernelPlan {
   std::vector<AliasPair> alias;
   // Guards are launch-uniform; hoisted, they run once per entry call.
   bool hoist_guards = false;
+  // The branchless-tail pass: a max/min reduction's tail packet joins
+  // accumulator 0 (their order cannot change a bit); see also
+  // Traversal::tail_masks.
+  bool branchless_tail = false;
+  // The one traversal runs all rows of a call as one row of rows x C
+  // columns when every row tensor is dense (row stride C): set by the
+  // flatten-rows pass for all-elementwise programs, checked per call.
+  bool flatten_rows = false;
+  // A column-bounded traversal's fills are vector stores in the kernel, not
+  // a memset call per row (the fill-stores pass).
+  bool fill_stores = false;
   int lanes = 16;
   // Independent packet accumulators per reduction: lanes * accumulators
   // = kReductionLanes for every W, so the reduction order (and so every

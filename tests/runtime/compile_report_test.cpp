@@ -137,8 +137,9 @@ TEST(CompileReport, ListsEveryPassAndWhatItDid) {
     names.push_back(p.name);
   EXPECT_EQ(names, (std::vector<std::string>{"eliminate-slices", "cse", "fuse-pointwise",
                                              "fuse-reductions", "fuse-outputs",
-                                             "bound-masked-columns", "specialize-full-packets", "prove-in-place",
-                                             "hoist-guards", "choose-inlining"}));
+                                             "bound-masked-columns", "specialize-full-packets",
+                                             "prove-in-place", "hoist-guards", "choose-inlining",
+                                             "branchless-tail", "flatten-rows", "fill-stores"}));
   for (const CompileReport::Pass &p : r.passes)
     if (p.stage == "lower") {
       EXPECT_FALSE(p.what.empty()) << p.name;

@@ -44,6 +44,9 @@ constexpr Switch kSwitches[] = {
     {"specialize_full_packets", &CompileOptions::specialize_full_packets},
     {"prove_in_place", &CompileOptions::prove_in_place},
     {"hoist_guards", &CompileOptions::hoist_guards},
+    {"branchless_tail", &CompileOptions::branchless_tail},
+    {"flatten_rows", &CompileOptions::flatten_rows},
+    {"fill_stores", &CompileOptions::fill_stores},
 };
 constexpr int kSwitchCount = static_cast<int>(std::size(kSwitches));
 constexpr Inline kInlinePolicies[] = {Inline::CostRule, Inline::Always, Inline::Never};

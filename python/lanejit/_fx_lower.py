@@ -70,6 +70,12 @@ def _causal(mask, rows_per_block):
     return None
 
 
+def _rows(v):
+    # The binder takes rows with any row stride but N-D leading dims must
+    # step by whole rows; a copy is cheaper than a failed call.
+    return v if v.is_contiguous() else v.contiguous()
+
+
 class Lowering:
     def __init__(self, name, nodes, record, modules, rows):
         self.record, self.modules, self.rows = record, modules, rows
@@ -139,10 +145,10 @@ class Lowering:
                 return Cols([(out_shape[-1], expr)])
         if len(shape) == 0:
             kind = "scalar"
+        elif all(d == 1 for d in shape[:-1]) and len(shape) < len(out_shape):
+            kind = "columns"  # a parameter broadcast over the rows
         elif rows_of(shape) == self.rows and (len(shape) >= 2 or self.rows == 1):
             kind = "rows"
-        elif all(d == 1 for d in shape[:-1]) and len(shape) <= len(out_shape):
-            kind = "columns"
         elif len(out_shape) and rows_of(out_shape) == self.rows and \
                 torch.broadcast_shapes(shape, out_shape) == torch.Size(out_shape):
             kind = "broadcast"
@@ -160,7 +166,8 @@ class Lowering:
         elif kind == "columns":
             expr, prep = self.b.columns(name, _lj.Dim(n)), lambda v: v.reshape(-1)
         elif kind == "rows":
-            expr, prep = self.b.rows(name, _lj.Dim(n)), lambda v: v
+            expr = self.b.rows(name, _lj.Dim(n))
+            prep = _rows if len(shape) >= 2 else lambda v: v.reshape(1, -1)
         else:
             n = out_shape[-1]
             expr = self.b.rows(name, _lj.Dim(n))

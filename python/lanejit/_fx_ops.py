@@ -6,7 +6,6 @@ with the reason the node stays in torch. `lookup(node)` finds the entry for
 call_function, call_method and call_module nodes alike.
 """
 
-import math
 import operator
 
 import torch
@@ -15,8 +14,8 @@ import torch.nn.functional as F
 from . import _lanejit as _lj
 from ._fx_values import Cols, Uniform, Unsupported, concat, elementwise, reduce
 
-_SQRT1_2 = 0.7071067811865476
-_SQRT_2_OVER_PI = 0.7978845608028654
+_SQRT1_2 = 0.7071067811865476         # 1/sqrt(2), as torch's exact GELU
+_SQRT_2_OVER_PI = 0.7978845608028654   # sqrt(2/pi), as torch's tanh GELU
 
 
 def _args(node, names, defaults=None):
@@ -120,7 +119,7 @@ def _masked_fill(lw, node):
 
 def _reduction(kind):
     def lower(lw, node):
-        a = _args(node, ["input", "dim", "keepdim"], {"keepdim": False, "dtype": None})
+        a = _args(node, ["input", "dim", "keepdim", "dtype"], {"keepdim": False, "dtype": None})
         _no_dtype(lw, a["dtype"])
         if a["dim"] is None:
             raise Unsupported("reduction over all dims")
@@ -144,7 +143,7 @@ def _max_min(kind):
 
 
 def _var(lw, node):
-    a = _args(node, ["input", "dim", "unbiased", "keepdim"],
+    a = _args(node, ["input", "dim", "unbiased", "keepdim", "correction"],
               {"unbiased": True, "keepdim": False, "correction": None})
     if a["dim"] is None:
         raise Unsupported("var over all dims")
@@ -159,7 +158,7 @@ def _var(lw, node):
 
 
 def _softmax_parts(lw, node):
-    a = _args(node, ["input", "dim"], {"_stacklevel": 3, "dtype": None})
+    a = _args(node, ["input", "dim", "_stacklevel", "dtype"], {"_stacklevel": 3, "dtype": None})
     _no_dtype(lw, a["dtype"])
     _last_dim(lw, node, a["dim"], a["input"])
     x = lw.val(a["input"])
@@ -356,5 +355,3 @@ def lookup(node, modules):
         return lambda lw, n: fn(lw, n, m)
     raise Unsupported(f"{node.op} node")
 
-
-_ = math  # (kept for readers: constants above are math.sqrt(2/pi) and 1/sqrt(2))

@@ -72,9 +72,16 @@ def rewrite(gm, groups, calls):
         _, i = heapq.heappop(ready)
         kind, members, call = units[i]
         if kind == "node":
-            env[members[0]] = graph.node_copy(members[0], lambda n: env[n])
+            # A node reading a value only kept inside a kernel (ones_like of
+            # a kernel's intermediate, for a mask the kernel computes from
+            # indices) is not emitted; if anything still needs it, the
+            # output is missing below and the caller falls back.
+            if all(a in env for a in members[0].all_input_nodes):
+                env[members[0]] = graph.node_copy(members[0], lambda n: env[n])
         else:
             fn, sources, outs = call
+            if any(s not in env for s in sources if s is not None):
+                raise RuntimeError("lanejit.torch: a kernel input is computed from the kernel")
             args = tuple(env[s] if isinstance(s, torch.fx.Node) else None for s in sources)
             node = graph.call_function(fn, args)
             for k, out in enumerate(outs):
@@ -83,8 +90,8 @@ def rewrite(gm, groups, calls):
             waiting[j] -= 1
             if waiting[j] == 0:
                 heapq.heappush(ready, (key[j], j))
-    if len(env) < sum(1 for _ in gm.graph.nodes) - sum(len(g) for g in groups):
-        raise RuntimeError("lanejit.torch: the rewritten graph lost nodes (a cycle)")
+    if not any(n.op == "output" for n in graph.nodes):
+        raise RuntimeError("lanejit.torch: the rewritten graph lost its output (a cycle)")
     out = torch.fx.GraphModule(gm, graph)
     out.graph.eliminate_dead_code()  # e.g. a causal mask the kernel computes from indices
     out.recompile()

@@ -85,7 +85,7 @@ def _key(args):
     key = []
     for a in args:
         if isinstance(a, torch.Tensor):
-            key.append((a.shape, a.dtype, a.device, a.is_contiguous()))
+            key.append((a.shape, a.dtype, a.is_contiguous()))  # CPU: checked before
         elif isinstance(a, (int, float, bool, str, type(None))):
             key.append((type(a), a))
         else:
@@ -148,7 +148,7 @@ class Compiled:
                     return ("an input or parameter requires grad while grad mode is on "
                             "(lanejit kernels have no backward yet)")
         for a in args:
-            if isinstance(a, torch.Tensor) and a.device.type != "cpu":
+            if isinstance(a, torch.Tensor) and not a.is_cpu:
                 return f"a tensor on {a.device} (lanejit runs on the CPU)"
         return None
 

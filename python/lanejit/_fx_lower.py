@@ -164,7 +164,8 @@ class Lowering:
         if kind == "scalar":
             expr, prep = self.b.scalar(name), lambda v: v.to(torch.float32)
         elif kind == "columns":
-            expr, prep = self.b.columns(name, _lj.Dim(n)), lambda v: v.reshape(-1)
+            expr = self.b.columns(name, _lj.Dim(n))
+            prep = (lambda v: v) if len(shape) == 1 else (lambda v: v.reshape(-1))
         elif kind == "rows":
             expr = self.b.rows(name, _lj.Dim(n))
             prep = _rows if len(shape) >= 2 else lambda v: v.reshape(1, -1)

@@ -19,7 +19,13 @@ def kernel_call(kernel, inputs, outputs, index):
     """The function a group becomes. inputs: (source, getter, prepare);
     outputs: (node, shape, is_bool)."""
     preps = [(getter, prep) for _, getter, prep in inputs]
-    shapes = [(shape, is_bool) for _, shape, is_bool in outputs]
+    shapes = [(torch.Size(shape), is_bool) for _, shape, is_bool in outputs]
+    plain = not any(b for _, b in shapes)
+
+    def finish(y, shape, is_bool):
+        if y.shape != shape:
+            y = y.reshape(shape)
+        return y != 0 if is_bool else y
 
     def run(*args):
         xs = [prep(getter(a) if getter else a) for (getter, prep), a in zip(preps, args)]
@@ -30,7 +36,9 @@ def kernel_call(kernel, inputs, outputs, index):
             ys = kernel(*[x.contiguous() if x.dim() else x for x in xs])
         if not isinstance(ys, tuple):
             ys = (ys,)
-        return tuple((y.reshape(s) != 0) if b else y.reshape(s) for y, (s, b) in zip(ys, shapes))
+        if plain and all(y.shape == s for y, (s, _) in zip(ys, shapes)):
+            return ys
+        return tuple(finish(y, s, b) for y, (s, b) in zip(ys, shapes))
 
     run.__name__ = f"lanejit_kernel_{index}"
     return run

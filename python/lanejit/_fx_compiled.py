@@ -37,7 +37,7 @@ class Group:
 
 class Specialization:
     def __init__(self, gm, args, options):
-        record, _ = record_values(gm, args)
+        record, self.first_result = record_values(gm, args)
         self.reasons, rows = probe(gm, record)
         modules = dict(gm.named_modules())
         self.groups, calls = [], []
@@ -132,7 +132,7 @@ class Compiled:
         try:
             self.graph_module = torch.fx.symbolic_trace(fn)
             self.graph_module._lanejit_name = _safe_name(fn)
-            self.trace_error = None
+            self.trace_error = _in_place(self.graph_module)
         except Exception as e:  # data-dependent control flow and the like
             self.graph_module = None
             self.trace_error = f"torch.fx.symbolic_trace failed: {type(e).__name__}: {e}"
@@ -170,10 +170,31 @@ class Compiled:
         self.last = (spec, reason)
         if spec is None:
             return self.original(*args, **kwargs)
+        if spec.first_result is not None and not self.check:
+            # The specialization just ran the graph (eagerly) to see its
+            # values: that run is this call's result, not one to repeat.
+            out, spec.first_result = spec.first_result, None
+            return out
         out = spec.forward(*args)
         if self.check:
             _compare(out, self.original(*args))
         return out
+
+
+def _in_place(gm):
+    """Why a graph that mutates tensors cannot be reordered around kernels,
+    or None. (Kernels run where their inputs are ready; a mutation between
+    two reads has no edge in the graph to keep that order.)"""
+    for n in gm.graph.nodes:
+        name = getattr(n.target, "__name__", n.target) if n.op != "call_module" else ""
+        if n.op == "call_function" and getattr(n.target, "__module__", "") in ("_operator",
+                                                                                "operator"):
+            name = ""  # operator.and_ / or_ are not in-place
+        inplace = n.kwargs.get("inplace") is True or (
+            n.op == "call_module" and getattr(gm.get_submodule(n.target), "inplace", False))
+        if inplace or (isinstance(name, str) and name.endswith("_") and not name.endswith("__")):
+            return f"in-place operation {n.name} ({name or n.target}): mutations are not captured"
+    return None
 
 
 def _safe_name(fn):

@@ -211,3 +211,31 @@ def test_explain_is_readable():
         text = str(ljt.explain(RMSNorm(65), torch.randn(3, 65)))
     assert "1 subgraph(s) run as lanejit kernels" in text
     assert "replaced" in text and "program rmsnorm_0 {" in text and "rsqrt" in text
+
+
+def test_in_place_operations_fall_back():
+    def mutating(x, y):
+        z = x.exp()
+        x.add_(1)
+        return z + x * y
+    x, y = torch.randn(3, 8), torch.randn(3, 8)
+    compiled = ljt.compile(mutating)
+    with torch.no_grad():
+        got = compiled(x.clone(), y)
+        assert torch.equal(got, mutating(x.clone(), y))
+    assert "in-place operation add_" in compiled.last[1]
+
+
+def test_first_call_runs_the_graph_once():
+    calls = []
+
+    class Counting(torch.nn.Module):
+        def forward(self, x):
+            return torch.exp(x) + x
+
+    m = Counting()
+    m.register_forward_hook(lambda *a: calls.append(1))
+    compiled = ljt.compile(m)
+    with torch.no_grad():
+        assert_close(compiled(torch.ones(2, 5)), torch.exp(torch.ones(2, 5)) + 1)
+    assert len(compiled.cache) == 1

@@ -226,16 +226,12 @@ def test_in_place_operations_fall_back():
     assert "in-place operation add_" in compiled.last[1]
 
 
-def test_first_call_runs_the_graph_once():
-    calls = []
-
-    class Counting(torch.nn.Module):
-        def forward(self, x):
-            return torch.exp(x) + x
-
-    m = Counting()
-    m.register_forward_hook(lambda *a: calls.append(1))
-    compiled = ljt.compile(m)
+def test_first_call_returns_the_recording_run_then_kernels_run():
+    compiled = ljt.compile(lambda x: torch.exp(x) + x)
+    x = torch.randn(2, 5)
     with torch.no_grad():
-        assert_close(compiled(torch.ones(2, 5)), torch.exp(torch.ones(2, 5)) + 1)
-    assert len(compiled.cache) == 1
+        first = compiled(x)          # the specializing run (eager values) is the result
+        spec = next(iter(compiled.cache.values()))
+        assert spec.first_result is None
+        assert_close(first, torch.exp(x) + x)
+        assert_close(compiled(x), torch.exp(x) + x)   # now the kernel

@@ -19,7 +19,6 @@ from . import _lanejit as _lj
 from ._fx_lower import Lowering
 from ._fx_partition import drop_data_movers, mask_edge, partition, probe, record_values
 from ._fx_rewrite import kernel_call, rewrite
-from ._fx_values import Unsupported
 
 TOLERANCE = 5e-5
 
@@ -50,7 +49,7 @@ class Specialization:
                 lw = Lowering(name, nodes, record, modules, rows[nodes[0]])
                 program = lw.build(escaping)
                 kernel = _lj.compile(program, **options)
-            except (Unsupported, Exception) as e:  # the whole group stays torch
+            except Exception as e:  # Unsupported or a lanejit error: the group stays torch
                 for n in nodes:
                     self.reasons[n] = f"its subgraph does not lower: {e}"
                 continue

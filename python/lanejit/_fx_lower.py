@@ -132,7 +132,8 @@ class Lowering:
     # -- inputs --------------------------------------------------------------
     def _external(self, key, t, getter=None):
         if t.dtype not in (torch.float32, torch.bool):
-            raise Unsupported(f"input {getattr(key, 'name', 'parameter')} is {t.dtype}, not float32")
+            who = getattr(key, "name", "parameter")
+            raise Unsupported(f"input {who} is {t.dtype}, not float32")
         if t.device.type != "cpu":
             raise Unsupported(f"input on {t.device}")
         shape = tuple(t.shape)

@@ -10,8 +10,8 @@ import pytest
 
 pytest.importorskip("torch")
 
-DOC = pathlib.Path(os.environ.get("LANEJIT_SOURCE_DIR",
-                                  pathlib.Path(__file__).resolve().parents[2])) / "docs" / "torch.md"
+SOURCE = os.environ.get("LANEJIT_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2])
+DOC = pathlib.Path(SOURCE) / "docs" / "torch.md"
 
 
 def blocks():

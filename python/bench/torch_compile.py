@@ -13,6 +13,13 @@ the displayed times). Both variants allocate their outputs on every call,
 as a user's call does, and run under torch.no_grad(). Outputs are checked
 against eager at atol = rtol = 5e-5 before timing.
 
+glibc returns large freed blocks to the kernel, so a call that allocates a
+16 MB output then pays ~4000 page faults, which on a shared machine cost
+more than the compute. The script re-executes itself with glibc's
+MALLOC_MMAP_THRESHOLD_/MALLOC_TRIM_THRESHOLD_/MALLOC_TOP_PAD_ raised, so
+both variants reuse freed memory as a long-running process's allocator does
+(--keep-malloc to measure without).
+
     PYTHONPATH=build/python /usr/bin/python3 python/bench/torch_compile.py
 """
 
@@ -63,8 +70,15 @@ def cases(block_rows):
     return out
 
 
+_MALLOC = {"MALLOC_MMAP_THRESHOLD_": "4294967296", "MALLOC_TRIM_THRESHOLD_": "68719476736",
+           "MALLOC_TOP_PAD_": "268435456"}
+
+
 def main():
+    if "--keep-malloc" not in sys.argv and any(k not in os.environ for k in _MALLOC):
+        os.execve(sys.executable, [sys.executable] + sys.argv, {**os.environ, **_MALLOC})
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--keep-malloc", action="store_true", help="glibc's default malloc settings")
     p.add_argument("--rounds", type=int, default=12)
     p.add_argument("--visit-ms", type=float, default=20)
     p.add_argument("--block-rows", type=int, default=128)
@@ -73,6 +87,7 @@ def main():
     torch.set_num_threads(1)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} thread, "
           f"ATEN_CPU_CAPABILITY={os.environ.get('ATEN_CPU_CAPABILITY', '(default)')}, "
+          f"malloc {'default' if a.keep_malloc else 'keeps freed memory'}, "
           f"load average {os.getloadavg()[0]:.2f}")
     rows = []
     with torch.no_grad():

@@ -96,6 +96,7 @@ Expr sqrt(Expr x);
 Expr rsqrt(Expr x);
 Expr tanh(Expr x);
 Expr sigmoid(Expr x);
+Expr erf(Expr x); // the error function (exact GELU)
 Expr min(Expr a, Expr b);
 Expr max(Expr a, Expr b);
 Expr select(Expr cond, Expr a, Expr b);

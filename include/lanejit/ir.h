@@ -38,6 +38,7 @@ std::string_view name(DType type);
   X(Rsqrt, "rsqrt")     /* 1 / sqrt(x), two correctly rounded ops    f32 */    \
   X(Tanh, "tanh")       /* inline, built on exp                      f32 */    \
   X(Sigmoid, "sigmoid") /* 1 / (1 + e^-x)                            f32 */    \
+  X(Erf, "erf")         /* error function, inline polynomial         f32 */    \
   X(Not, "not")         /* logical not                              bool */    \
   X(ToF32, "tof32")     /* i32 -> f32, round to nearest even         i32 */    \
   X(ToI32, "toi32")     /* f32 -> i32 toward zero; NaN and out of        */    \

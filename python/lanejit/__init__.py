@@ -17,7 +17,7 @@ import tempfile as _tempfile
 from . import _lanejit
 from ._lanejit import (  # noqa: F401  (re-exported API)
     C, Builder, Dim, Error, Expr, Kernel, Program, abs, col, compile, constant,
-    constant_i32, dim, eq, exp, fma, library, log, logical_not, maximum, mean,
+    constant_i32, dim, eq, erf, exp, fma, library, log, logical_not, maximum, mean,
     minimum, ne, parse, parse_file, reference, row, rowmax, rowmin, rsqrt, select,
     sigmoid, sqrt, sum, switch_names, tanh, tof32, toi32)
 
@@ -90,7 +90,7 @@ Kernel.aot = _aot
 
 __all__ = [
     "C", "Builder", "Dim", "Error", "Expr", "Kernel", "Program", "Report", "abs", "col",
-    "compile", "constant", "constant_i32", "dim", "eq", "exp", "fma", "library", "log",
+    "compile", "constant", "constant_i32", "dim", "eq", "erf", "exp", "fma", "library", "log",
     "logical_not", "maximum", "mean", "minimum", "ne", "parse", "parse_file", "reference",
     "row", "rowmax", "rowmin", "rsqrt", "select", "sigmoid", "sqrt", "sum", "switch_names",
     "tanh", "tof32", "toi32",

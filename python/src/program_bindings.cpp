@@ -166,6 +166,7 @@ void defineProgram(py::module_ &m) {
   m.def("rsqrt", &rsqrt);
   m.def("tanh", static_cast<Expr (*)(Expr)>(&lanejit::tanh));
   m.def("sigmoid", &sigmoid);
+  m.def("erf", static_cast<Expr (*)(Expr)>(&lanejit::erf));
   m.def("tof32", &toF32);
   m.def("toi32", &toI32);
   m.def("sum", &sum);

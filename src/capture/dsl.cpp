@@ -172,6 +172,9 @@ Expr tanh(Expr x) {
 Expr sigmoid(Expr x) {
   return ir::unary(UnaryOp::Sigmoid, std::move(x));
 }
+Expr erf(Expr x) {
+  return ir::unary(UnaryOp::Erf, std::move(x));
+}
 Expr min(Expr a, Expr b) {
   return ir::binary(BinaryOp::Min, std::move(a), std::move(b));
 }

@@ -88,6 +88,7 @@ Value *emitUnary(llvm::IRBuilder<> &b, UnaryOp op, DType t, Value *x, const Math
   case UnaryOp::Rsqrt: return emitRsqrt(b, x, math);
   case UnaryOp::Tanh: return emitTanh(b, x, math);
   case UnaryOp::Sigmoid: return emitSigmoid(b, x, math);
+  case UnaryOp::Erf: return emitErf(b, x, math);
   case UnaryOp::Not: return b.CreateNot(x);
   case UnaryOp::ToF32: {
     llvm::Type *f =

@@ -45,7 +45,7 @@ Value *PacketEmitter::compute(const Node &n, Value *column) {
   if (n.kind == NodeKind::Unary) {
     UnaryOp op = n.unaryOp();
     counts_.math_expansions += op == UnaryOp::Exp || op == UnaryOp::Log || op == UnaryOp::Tanh ||
-                               op == UnaryOp::Sigmoid || op == UnaryOp::Rsqrt;
+                               op == UnaryOp::Sigmoid || op == UnaryOp::Rsqrt || op == UnaryOp::Erf;
   }
   std::vector<Value *> operands;
   for (const Expr &a : n.args)

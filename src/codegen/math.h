@@ -1,4 +1,4 @@
-// Inline vector math: exp, log, tanh, sigmoid, sqrt and rsqrt as plain LLVM IR.
+// Inline vector math: exp, log, tanh, sigmoid, erf, sqrt and rsqrt as plain LLVM IR.
 //
 // Every function takes a `float` or a `<W x float>` and emits the same
 // sequence of IEEE operations for each lane, so a scalar and every packet
@@ -26,6 +26,8 @@ llvm::Value *emitLog(llvm::IRBuilder<> &b, llvm::Value *x, const MathTarget &t);
 llvm::Value *emitTanh(llvm::IRBuilder<> &b, llvm::Value *x, const MathTarget &t);
 // 1 / (1 + e^-x). Max error 2 ULP, including tiny results for large -x.
 llvm::Value *emitSigmoid(llvm::IRBuilder<> &b, llvm::Value *x, const MathTarget &t);
+// erf(x). Max error 2.5 ULP (docs/math.md); odd, saturates to ±1.
+llvm::Value *emitErf(llvm::IRBuilder<> &b, llvm::Value *x, const MathTarget &t);
 // llvm.sqrt: correctly rounded.
 llvm::Value *emitSqrt(llvm::IRBuilder<> &b, llvm::Value *x, const MathTarget &t);
 // 1.0f / llvm.sqrt(x): two correctly rounded operations, never rsqrtps.

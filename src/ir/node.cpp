@@ -207,6 +207,7 @@ Expr unary(UnaryOp op, Expr arg) {
   case UnaryOp::Rsqrt:
   case UnaryOp::Tanh:
   case UnaryOp::Sigmoid:
+  case UnaryOp::Erf:
   case UnaryOp::ToI32:
     if (t != DType::F32)
       fail(opName, "operand must be f32, not " + std::string(name(t)));

@@ -86,6 +86,7 @@ double unary(UnaryOp op, DType type, double x) {
   case UnaryOp::Rsqrt: return 1.0 / std::sqrt(x);
   case UnaryOp::Tanh: return std::tanh(x);
   case UnaryOp::Sigmoid: return 1.0 / (1.0 + std::exp(-x));
+  case UnaryOp::Erf: return std::erf(x);
   case UnaryOp::Not: return x == 0 ? 1 : 0;
   case UnaryOp::ToF32: return x; // exact in FP64
   case UnaryOp::ToI32: return toI32(x);

@@ -22,6 +22,8 @@
 #include <bit>
 #include <cfloat>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -281,11 +283,15 @@ double logRef(double x) {
 double tanhRef(double x) {
   return std::tanh(x);
 }
+double erfRef(double x) {
+  return std::erf(x);
+}
 double sqrtRef(double x) {
   return std::sqrt(x);
 }
 
 const float kInf = std::numeric_limits<float>::infinity();
+const double kErfBound = 2.5; // docs/math.md: measured over all 2^32 inputs
 
 TEST(MathExp, WithinOneUlpAndSameBitsAtEveryWidth) {
   checkAccuracy(emitExp, expRef, 1.0);
@@ -359,6 +365,53 @@ TEST(MathSigmoid, SpecialValuesExact) {
                             {-103.0f, 0x1p-149f}});
 }
 
+TEST(MathErf, WithinBoundAndSameBitsAtEveryWidth) {
+  checkAccuracy(emitErf, erfRef, kErfBound);
+}
+
+TEST(MathErf, SpecialValuesExact) {
+  expectExact(emitErf, {{0.0f, 0.0f},
+                        {-0.0f, -0.0f},
+                        {kInf, 1.0f},
+                        {-kInf, -1.0f},
+                        {NAN, NAN},
+                        {4.0f, 1.0f},
+                        {-10.0f, -1.0f},
+                        {FLT_MAX, 1.0f},
+                        {0x1p-149f, 0x1p-149f},
+                        {-0x1p-149f, -0x1p-149f}});
+}
+
+// Every f32 bit pattern, in chunks, at the widest W (whose bits equal the
+// scalar form's, checked above). Takes minutes, so it runs only when
+// LANEJIT_MATH_EXHAUSTIVE is set; docs/math.md records its result.
+TEST(MathErf, ExhaustiveWhenAsked) {
+  if (!std::getenv("LANEJIT_MATH_EXHAUSTIVE"))
+    GTEST_SKIP() << "set LANEJIT_MATH_EXHAUSTIVE=1 for the 2^32 sweep";
+  const int w = widths().back();
+  constexpr uint64_t kChunk = uint64_t{1} << 24;
+  std::vector<float> in(kChunk), out(kChunk);
+  for (const MathTarget &t : targets()) {
+    Kernel f = jit().compile(emitErf, w, t);
+    ASSERT_NE(f, nullptr);
+    double worst = 0;
+    float worstAt = 0;
+    for (uint64_t base = 0; base < (uint64_t{1} << 32); base += kChunk) {
+      for (uint64_t i = 0; i < kChunk; ++i)
+        in[i] = bitsToFloat(static_cast<uint32_t>(base + i));
+      f(in.data(), out.data(), static_cast<int64_t>(kChunk));
+      for (uint64_t i = 0; i < kChunk; ++i) {
+        double e = ulpError(out[i], std::erf(static_cast<double>(in[i])));
+        if (!(e <= worst))
+          worst = e, worstAt = in[i];
+      }
+    }
+    std::printf("erf exhaustive: fma=%d max %.3f ULP at %.9g (%a)\n", t.has_fma, worst, worstAt,
+                worstAt);
+    EXPECT_LE(worst, kErfBound) << "fma=" << t.has_fma << " at x=" << std::hexfloat << worstAt;
+  }
+}
+
 TEST(MathSqrt, CorrectlyRounded) {
   checkAccuracy(emitSqrt, sqrtRef, 0.5);
   checkAccuracy(emitRsqrt, rsqrtRef, 1.5);
@@ -403,9 +456,9 @@ llvm::Value *libmExp(llvm::IRBuilder<> &b, llvm::Value *x, const MathTarget &) {
 }
 
 TEST(MathCode, NoCallsNoFastMathInIrOrMachineCode) {
-  const std::pair<const char *, Emitter> emitters[] = {{"exp", emitExp},   {"log", emitLog},
-                                                       {"tanh", emitTanh}, {"sigmoid", emitSigmoid},
-                                                       {"sqrt", emitSqrt}, {"rsqrt", emitRsqrt}};
+  const std::pair<const char *, Emitter> emitters[] = {
+      {"exp", emitExp}, {"log", emitLog},   {"tanh", emitTanh},  {"sigmoid", emitSigmoid},
+      {"erf", emitErf}, {"sqrt", emitSqrt}, {"rsqrt", emitRsqrt}};
   auto tm = hostMachine().createTargetMachine();
   ASSERT_TRUE(static_cast<bool>(tm)) << llvm::toString(tm.takeError());
   for (const MathTarget &t : targets())

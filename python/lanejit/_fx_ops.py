@@ -1,0 +1,357 @@
+"""How each supported torch operation becomes row-program expressions.
+
+Every entry takes the lowering context (`_fx_lower.Lowering`) and the fx
+node, and returns the node's value (`_fx_values`) or raises Unsupported
+with the reason the node stays in torch. `lookup(node)` finds the entry for
+call_function, call_method and call_module nodes alike.
+"""
+
+import operator
+
+import torch
+import torch.nn.functional as F
+
+from . import _lanejit as _lj
+from ._fx_values import Cols, Uniform, Unsupported, concat, elementwise, reduce
+
+_SQRT1_2 = 0.7071067811865476         # 1/sqrt(2), as torch's exact GELU
+_SQRT_2_OVER_PI = 0.7978845608028654   # sqrt(2/pi), as torch's tanh GELU
+
+
+def _args(node, names, defaults=None):
+    """The node's arguments by name (positional or keyword), raw fx values."""
+    defaults = defaults or {}
+    out = dict(defaults)
+    for name, value in zip(names, node.args):
+        out[name] = value
+    for name, value in node.kwargs.items():
+        if name not in names:
+            raise Unsupported(f"argument {name}= is not supported")
+        out[name] = value
+    missing = [n for n in names if n not in out]
+    if missing:
+        raise Unsupported("missing argument " + missing[0])
+    return out
+
+
+def _last_dim(lw, node, dim, tensor_arg):
+    ndim = len(lw.shape_of(tensor_arg))
+    d = lw.const(dim)
+    if isinstance(d, (list, tuple)) and len(d) == 1:
+        d = d[0]
+    if d not in (-1, ndim - 1):
+        raise Unsupported(f"reduces over dim {d}, not the last dim (row programs reduce rows)")
+
+
+def _no_dtype(lw, dtype):
+    if lw.const(dtype) not in (None, torch.float32):
+        raise Unsupported(f"dtype={lw.const(dtype)}")
+
+
+def _binary(fn):
+    def lower(lw, node):
+        a = _args(node, ["input", "other"], {"alpha": 1})
+        if lw.const(a["alpha"]) != 1:
+            raise Unsupported("alpha != 1")
+        return elementwise(fn, lw.val(a["input"]), lw.val(a["other"]))
+    return lower
+
+
+def _unary(fn):
+    def lower(lw, node):
+        return elementwise(fn, lw.val(node.args[0]))
+    return lower
+
+
+def _div(lw, node):
+    a = _args(node, ["input", "other"], {"rounding_mode": None})
+    if lw.const(a["rounding_mode"]) is not None:
+        raise Unsupported("division with rounding_mode")
+    return elementwise(lambda x, y: x / y, lw.val(a["input"]), lw.val(a["other"]))
+
+
+def _gelu(x, approximate="none"):
+    if approximate == "tanh":
+        inner = _SQRT_2_OVER_PI * (x + 0.044715 * (x * x * x))
+        return 0.5 * x * (1.0 + _lj.tanh(inner))
+    if approximate == "none":
+        return x * 0.5 * (1.0 + _lj.erf(x * _SQRT1_2))
+    raise Unsupported(f"gelu approximate={approximate!r}")
+
+
+def _gelu_op(lw, node):
+    a = _args(node, ["input", "approximate"], {"approximate": "none"})
+    approx = lw.const(a["approximate"])
+    return elementwise(lambda x: _gelu(x, approx), lw.val(a["input"]))
+
+
+def _pow(lw, node):
+    a = _args(node, ["input", "exponent"])
+    k = lw.const(a["exponent"])
+    table = {1: lambda x: x, 2: lambda x: x * x, 3: lambda x: x * x * x,
+             0.5: _lj.sqrt, -0.5: _lj.rsqrt, -1: lambda x: 1.0 / x}
+    if not isinstance(k, (int, float)) or k not in table:
+        raise Unsupported(f"pow with exponent {k!r} (supported: 2, 3, 0.5, -0.5, -1)")
+    return elementwise(table[k], lw.val(a["input"]))
+
+
+def _clamp(lw, node, lo=None, hi=None):
+    a = _args(node, ["input", "min", "max"], {"min": lo, "max": hi})
+    v = lw.val(a["input"])
+    if a["min"] is not None:
+        v = elementwise(_lj.maximum, v, lw.val(a["min"]))
+    if a["max"] is not None:
+        v = elementwise(_lj.minimum, v, lw.val(a["max"]))
+    return v
+
+
+def _where(lw, node):
+    a = _args(node, ["condition", "input", "other"])
+    return elementwise(_lj.select, lw.val(a["condition"]), lw.val(a["input"]),
+                       lw.val(a["other"]))
+
+
+def _masked_fill(lw, node):
+    a = _args(node, ["input", "mask", "value"])
+    return elementwise(lambda x, m, v: _lj.select(m, v, x), lw.val(a["input"]),
+                       lw.val(a["mask"]), lw.val(a["value"]))
+
+
+def _reduction(kind):
+    def lower(lw, node):
+        a = _args(node, ["input", "dim", "keepdim", "dtype"], {"keepdim": False, "dtype": None})
+        _no_dtype(lw, a["dtype"])
+        if a["dim"] is None:
+            raise Unsupported("reduction over all dims")
+        _last_dim(lw, node, a["dim"], a["input"])
+        return reduce(kind, lw.val(a["input"]))
+    return lower
+
+
+def _max_min(kind):
+    binary = _lj.maximum if kind == "max" else _lj.minimum
+
+    def lower(lw, node):
+        if len(node.args) >= 2 and lw.is_tensor(node.args[1]):
+            return elementwise(binary, lw.val(node.args[0]), lw.val(node.args[1]))
+        a = _args(node, ["input", "dim", "keepdim"], {"keepdim": False})
+        _last_dim(lw, node, a["dim"], a["input"])
+        if any(u.target != operator.getitem or u.args[1] != 0 for u in node.users):
+            raise Unsupported(f"{kind}(dim) indices are used (only the values are a row program)")
+        return (reduce(kind, lw.val(a["input"])),)
+    return lower
+
+
+def _var(lw, node):
+    a = _args(node, ["input", "dim", "unbiased", "keepdim", "correction"],
+              {"unbiased": True, "keepdim": False, "correction": None})
+    if a["dim"] is None:
+        raise Unsupported("var over all dims")
+    _last_dim(lw, node, a["dim"], a["input"])
+    x = lw.val(a["input"])
+    correction = lw.const(a["correction"])
+    if correction is None:
+        correction = 1 if lw.const(a["unbiased"]) else 0
+    n = x.n - correction
+    d = elementwise(lambda p, m: p - m, x, reduce("mean", x))
+    return Uniform(reduce("sum", elementwise(lambda p: p * p, d)).expr / float(n))
+
+
+def _softmax_parts(lw, node):
+    a = _args(node, ["input", "dim", "_stacklevel", "dtype"], {"_stacklevel": 3, "dtype": None})
+    _no_dtype(lw, a["dtype"])
+    _last_dim(lw, node, a["dim"], a["input"])
+    x = lw.val(a["input"])
+    return elementwise(lambda p, m: p - m, x, reduce("max", x))
+
+
+def _softmax(lw, node):
+    e = elementwise(_lj.exp, _softmax_parts(lw, node))
+    return elementwise(lambda p, s: p / s, e, reduce("sum", e))
+
+
+def _log_softmax(lw, node):
+    z = _softmax_parts(lw, node)
+    lse = _lj.log(reduce("sum", elementwise(_lj.exp, z)).expr)
+    return elementwise(lambda p, s: p - s, z, Uniform(lse))
+
+
+def _layer_norm_value(x, eps, weight, bias):
+    d = elementwise(lambda p, m: p - m, x, reduce("mean", x))
+    var = reduce("mean", elementwise(lambda p: p * p, d))
+    y = elementwise(lambda p, r: p * r, d, Uniform(_lj.rsqrt(var.expr + float(eps))))
+    if weight is not None:
+        y = elementwise(lambda p, w: p * w, y, weight)
+    if bias is not None:
+        y = elementwise(lambda p, b: p + b, y, bias)
+    return y
+
+
+def _normalized_last(lw, shape, x_arg):
+    shape = lw.const(shape)
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if len(shape) != 1 or shape[0] != lw.shape_of(x_arg)[-1]:
+        raise Unsupported(f"layer_norm over {shape}, not the last dim alone")
+
+
+def _layer_norm(lw, node):
+    a = _args(node, ["input", "normalized_shape", "weight", "bias", "eps"],
+              {"weight": None, "bias": None, "eps": 1e-5})
+    _normalized_last(lw, a["normalized_shape"], a["input"])
+    w = None if a["weight"] is None else lw.val(a["weight"])
+    b = None if a["bias"] is None else lw.val(a["bias"])
+    return _layer_norm_value(lw.val(a["input"]), lw.const(a["eps"]), w, b)
+
+
+def _module_layer_norm(lw, node, m):
+    if len(m.normalized_shape) != 1:
+        raise Unsupported("LayerNorm over more than the last dim")
+    w = lw.param(node, m.weight) if m.weight is not None else None
+    b = lw.param(node, m.bias) if m.bias is not None else None
+    return _layer_norm_value(lw.val(node.args[0]), m.eps, w, b)
+
+
+def _getitem(lw, node):
+    base, index = node.args
+    if isinstance(lw.val_or_none(base), tuple):
+        return lw.val(base)[index]
+    x = lw.val(base)
+    index = lw.const(index)
+    index = index if isinstance(index, tuple) else (index,)
+    ndim = len(lw.shape_of(base))
+    if index and index[0] is Ellipsis:
+        index = (slice(None),) * (ndim - len(index) + 1) + index[1:]
+    if len(index) != ndim or any(s != slice(None) for s in index[:-1]):
+        raise Unsupported(f"indexing {index} (only slices of the last dim)")
+    last = index[-1]
+    if not isinstance(last, slice) or last.step not in (None, 1) or not isinstance(x, Cols):
+        raise Unsupported(f"indexing the last dim with {last!r}")
+    begin, end, _ = last.indices(x.n)
+    return x.part(begin, max(begin, end))
+
+
+def _cuts(n, sizes):
+    out, at = [], 0
+    for s in sizes:
+        out.append((at, min(n, at + s)))
+        at += s
+    return out
+
+
+def _chunk(lw, node):
+    a = _args(node, ["input", "chunks", "dim"], {"dim": 0})
+    _last_dim(lw, node, a["dim"], a["input"])
+    x = lw.val(a["input"])
+    k = lw.const(a["chunks"])
+    size = -(-x.n // k)
+    return tuple(x.part(b, e) for b, e in _cuts(x.n, [size] * k) if b < e)
+
+
+def _split(lw, node):
+    a = _args(node, ["input", "split_size_or_sections", "dim"], {"dim": 0})
+    _last_dim(lw, node, a["dim"], a["input"])
+    x = lw.val(a["input"])
+    s = lw.const(a["split_size_or_sections"])
+    sizes = [s] * (-(-x.n // s)) if isinstance(s, int) else list(s)
+    return tuple(x.part(b, e) for b, e in _cuts(x.n, sizes))
+
+
+def _cat(lw, node):
+    a = _args(node, ["tensors", "dim"], {"dim": 0})
+    _last_dim(lw, node, a["dim"], a["tensors"][0])
+    return concat([lw.val(t) for t in a["tensors"]])
+
+
+def _identity(lw, node):
+    # .float(), .to(float32), .contiguous(), .view/.reshape that keep the last
+    # dim: the checks on dtypes and shapes happen in Lowering.supports.
+    src = node.args[0]
+    if lw.shape_of(src)[-1:] != lw.shape_of(node)[-1:]:
+        raise Unsupported("reshape that changes the last dim")
+    return lw.val(src)
+
+
+_E = elementwise
+_FUNCTIONS = {
+    operator.add: _binary(lambda a, b: a + b), operator.sub: _binary(lambda a, b: a - b),
+    operator.mul: _binary(lambda a, b: a * b), operator.truediv: _div,
+    operator.neg: _unary(lambda a: -a), operator.pow: _pow, operator.getitem: _getitem,
+    operator.lt: _binary(lambda a, b: a < b), operator.le: _binary(lambda a, b: a <= b),
+    operator.gt: _binary(lambda a, b: a > b), operator.ge: _binary(lambda a, b: a >= b),
+    operator.eq: _binary(_lj.eq), operator.ne: _binary(_lj.ne),
+    operator.and_: _binary(lambda a, b: a & b), operator.or_: _binary(lambda a, b: a | b),
+    operator.invert: _unary(_lj.logical_not),
+}
+_NAMED = {  # torch.X, Tensor.X and F.X share these names
+    "add": _binary(lambda a, b: a + b), "sub": _binary(lambda a, b: a - b),
+    "mul": _binary(lambda a, b: a * b), "div": _div, "true_divide": _div,
+    "neg": _unary(lambda a: -a), "abs": _unary(_lj.abs), "exp": _unary(_lj.exp),
+    "log": _unary(_lj.log), "sqrt": _unary(_lj.sqrt), "rsqrt": _unary(_lj.rsqrt),
+    "tanh": _unary(_lj.tanh), "sigmoid": _unary(_lj.sigmoid), "erf": _unary(lambda x: _lj.erf(x)),
+    "relu": _unary(lambda x: _lj.maximum(x, 0.0)), "square": _unary(lambda x: x * x),
+    "silu": _unary(lambda x: x * _lj.sigmoid(x)), "gelu": _gelu_op, "pow": _pow,
+    "clamp": _clamp, "clip": _clamp,
+    "clamp_min": lambda lw, n: _clamp(lw, n) if len(n.args) < 2 else
+    _E(_lj.maximum, lw.val(n.args[0]), lw.val(n.args[1])),
+    "clamp_max": lambda lw, n: _E(_lj.minimum, lw.val(n.args[0]), lw.val(n.args[1])),
+    "minimum": _binary(_lj.minimum), "maximum": _binary(_lj.maximum),
+    "max": _max_min("max"), "min": _max_min("min"),
+    "amax": _reduction("max"), "amin": _reduction("min"), "sum": _reduction("sum"),
+    "mean": _reduction("mean"), "var": _var, "softmax": _softmax, "log_softmax": _log_softmax,
+    "layer_norm": _layer_norm, "where": _where, "masked_fill": _masked_fill, "cat": _cat,
+    "concat": _cat, "chunk": _chunk, "split": _split,
+    "lt": _binary(lambda a, b: a < b), "le": _binary(lambda a, b: a <= b),
+    "gt": _binary(lambda a, b: a > b), "ge": _binary(lambda a, b: a >= b),
+    "eq": _binary(_lj.eq), "ne": _binary(_lj.ne),
+    "float": _identity, "to": _identity, "type_as": _identity, "contiguous": _identity,
+    "view": _identity, "reshape": _identity,
+}
+_MODULES = {
+    torch.nn.LayerNorm: _module_layer_norm,
+    torch.nn.ReLU: lambda lw, n, m: _NAMED["relu"](lw, n),
+    torch.nn.SiLU: lambda lw, n, m: _NAMED["silu"](lw, n),
+    torch.nn.Sigmoid: lambda lw, n, m: _NAMED["sigmoid"](lw, n),
+    torch.nn.Tanh: lambda lw, n, m: _NAMED["tanh"](lw, n),
+    torch.nn.GELU: lambda lw, n, m: _E(lambda x: _gelu(x, m.approximate), lw.val(n.args[0])),
+    torch.nn.Identity: lambda lw, n, m: lw.val(n.args[0]),
+    torch.nn.Softmax: lambda lw, n, m: _module_softmax(lw, n, m),
+}
+
+
+def _module_softmax(lw, node, m):
+    if m.dim not in (-1, len(lw.shape_of(node.args[0])) - 1):
+        raise Unsupported(f"Softmax(dim={m.dim}), not the last dim")
+    e = elementwise(_lj.exp, elementwise(lambda p, q: p - q, lw.val(node.args[0]),
+                                         reduce("max", lw.val(node.args[0]))))
+    return elementwise(lambda p, s: p / s, e, reduce("sum", e))
+
+
+def _function_name(target):
+    for space in (torch, F, torch.Tensor, torch.special):
+        name = getattr(target, "__name__", None)
+        if name and getattr(space, name, None) is target:
+            return name
+    return None
+
+
+def lookup(node, modules):
+    """The lowering for `node`, or raises Unsupported naming the op."""
+    if node.op == "call_function":
+        if node.target in _FUNCTIONS:
+            return _FUNCTIONS[node.target]
+        name = _function_name(node.target)
+        if name in _NAMED:
+            return _NAMED[name]
+        raise Unsupported(f"{getattr(node.target, '__name__', node.target)} is not a row operation")
+    if node.op == "call_method":
+        if node.target in _NAMED:
+            return _NAMED[node.target]
+        raise Unsupported(f"Tensor.{node.target} is not a row operation")
+    if node.op == "call_module":
+        m = modules[node.target]
+        fn = _MODULES.get(type(m))
+        if fn is None:
+            raise Unsupported(f"module {type(m).__name__} is not a row operation")
+        return lambda lw, n: fn(lw, n, m)
+    raise Unsupported(f"{node.op} node")
+

@@ -39,7 +39,7 @@ struct LinkedCode {
 };
 
 // Compiles `module` (which must define `entry`) and returns its address.
-// The optimisation level is read from the module flag "lanejit.opt_level".
+// The optimiser's settings are read from the module's flags (optimizer.h).
 // With `object`, also returns a copy of the relocatable object the JIT
 // linked (what `lanejit inspect` reads and `lanejit aot` writes).
 LinkedCode addModuleAndLookup(std::unique_ptr<llvm::Module> module,
@@ -48,8 +48,7 @@ LinkedCode addModuleAndLookup(std::unique_ptr<llvm::Module> module,
 
 // For dumps: the same optimisation the JIT's transform layer applies, and
 // the assembly the JIT would link, for a module outside the JIT.
-void optimizeForDump(llvm::Module &module, const std::string &cpu, const std::string &features,
-                     int optLevel);
+void optimizeForDump(llvm::Module &module, const std::string &cpu, const std::string &features);
 std::string emitAssembly(llvm::Module &module, const std::string &cpu, const std::string &features);
 
 } // namespace lanejit::jit

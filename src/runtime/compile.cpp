@@ -58,10 +58,14 @@ Lowered lowerProgram(const Program &program, const CompileOptions &options) {
 }
 
 std::unique_ptr<llvm::Module> emitModule(const Lowered &l, llvm::LLVMContext &ctx,
-                                         const std::string &entry, int optLevel,
+                                         const std::string &entry, const CompileOptions &options,
                                          codegen::CodegenCounts *counts) {
   auto module = std::make_unique<llvm::Module>(entry, ctx);
-  module->addModuleFlag(llvm::Module::Warning, "lanejit.opt_level", optLevel);
+  // The optimiser's settings (jit/optimizer.h).
+  module->addModuleFlag(llvm::Module::Warning, "lanejit.opt_level", options.opt_level);
+  module->addModuleFlag(llvm::Module::Warning, "lanejit.lean_pipeline",
+                        options.lean_llvm_pipeline ? 1 : 0);
+  module->addModuleFlag(llvm::Module::Warning, "lanejit.time_passes", options.time_passes ? 1 : 0);
   codegen::emitKernel(l.plan, *module, l.target, entry, counts);
   return module;
 }
@@ -125,7 +129,7 @@ std::shared_ptr<const CompiledCode> build(const Program &program, const CompileO
   auto ctx = std::make_unique<llvm::LLVMContext>();
   std::string entry = entryName(program);
   codegen::CodegenCounts counts;
-  auto module = emitModule(l, *ctx, entry, options.opt_level, &counts);
+  auto module = emitModule(l, *ctx, entry, options, &counts);
   jit::LinkedCode linked =
       jit::addModuleAndLookup(std::move(module), std::move(ctx), entry, &code->object);
   code->entry = reinterpret_cast<NativeEntry>(linked.entry);
@@ -201,10 +205,9 @@ std::string Kernel::dump(const std::string &stage) const {
   // Re-lower into a private context: the JIT's module is gone after linking.
   Lowered l = lowerProgram(impl_->program, impl_->options);
   llvm::LLVMContext ctx;
-  auto module =
-      emitModule(l, ctx, "lanejit_" + impl_->program.name, impl_->options.opt_level, nullptr);
+  auto module = emitModule(l, ctx, "lanejit_" + impl_->program.name, impl_->options, nullptr);
   if (stage != "llvm-unoptimized")
-    jit::optimizeForDump(*module, l.target.cpu, l.target.features, impl_->options.opt_level);
+    jit::optimizeForDump(*module, l.target.cpu, l.target.features);
   if (stage == "asm")
     return jit::emitAssembly(*module, l.target.cpu, l.target.features);
   std::string text;

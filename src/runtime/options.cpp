@@ -36,6 +36,7 @@ const BoolSwitch kSwitches[] = {
     {"FULL_PACKET_SPECIALIZATION", &CompileOptions::specialize_full_packets, true},
     {"PROVE_IN_PLACE", &CompileOptions::prove_in_place, true},
     {"HOIST_GUARDS", &CompileOptions::hoist_guards, true},
+    {"LEAN_LLVM_PIPELINE", &CompileOptions::lean_llvm_pipeline, true},
     {"DUMP_PASSES", &CompileOptions::dump_passes, false},
     {"TIME_PASSES", &CompileOptions::time_passes, false},
 };
@@ -107,7 +108,9 @@ void CompileOptions::setSwitch(const std::string &name, bool on) {
   throw Error(Error::Kind::Compile, "unknown switch '" + name + "' (known: " + known + ")");
 }
 
-CompileOptions CompileOptions::fromEnvironment() { return fromEnvironment(CompileOptions()); }
+CompileOptions CompileOptions::fromEnvironment() {
+  return fromEnvironment(CompileOptions());
+}
 
 // "lanes=16;FUSE_POINTWISE=1;...;INLINE_PACKET_BODIES=cost-rule;opt=2;
 // cpu=znver4;features=...;off=cse,": every field that changes code, nothing

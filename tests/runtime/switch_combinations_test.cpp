@@ -44,6 +44,7 @@ constexpr Switch kSwitches[] = {
     {"specialize_full_packets", &CompileOptions::specialize_full_packets},
     {"prove_in_place", &CompileOptions::prove_in_place},
     {"hoist_guards", &CompileOptions::hoist_guards},
+    {"lean_llvm_pipeline", &CompileOptions::lean_llvm_pipeline},
 };
 constexpr int kSwitchCount = static_cast<int>(std::size(kSwitches));
 constexpr Inline kInlinePolicies[] = {Inline::CostRule, Inline::Always, Inline::Never};

@@ -43,6 +43,9 @@ struct CompileStats {
   int masked_bodies = 0;   // packet bodies with a run-time lane mask
   double compile_ms = 0;   // lowering + LLVM + ORC
   bool cache_hit = false;
+  // Linked from the persistent on-disk cache: LLVM did not run
+  // (docs/cache.md). compile_ms is then the load and link.
+  bool disk_cache_hit = false;
   std::string cpu;         // LLVM CPU name used
   std::string features;    // LLVM feature string used
 };

@@ -73,7 +73,42 @@ public:
     return {symbol->getValue(), std::make_shared<Release>(this, std::move(tracker))};
   }
 
+  LinkedCode addObject(const std::string &object, const std::string &entry) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!jit_)
+      throw Error(Error::Kind::Compile, "LLVM JIT unavailable: " + initError_);
+    auto &es = jit_->getExecutionSession();
+    auto dylib = jit_->createJITDylib("lanejit_object_" + std::to_string(objects_++));
+    if (!dylib)
+      fail("linking a cached kernel", dylib.takeError());
+    // The runtime symbols (memcpy, ...) live in the main JITDylib.
+    dylib->addToLinkOrder(jit_->getMainJITDylib());
+    auto drop = [&] { llvm::consumeError(es.removeJITDylib(*dylib)); };
+    if (llvm::Error e =
+            jit_->addObjectFile(*dylib, llvm::MemoryBuffer::getMemBufferCopy(object, entry))) {
+      drop();
+      fail("linking a cached kernel", std::move(e));
+    }
+    auto symbol = jit_->lookup(*dylib, entry);
+    if (!symbol) {
+      drop();
+      fail("linking cached kernel '" + entry + "'", symbol.takeError());
+    }
+    return {symbol->getValue(), std::make_shared<ReleaseDylib>(this, &*dylib)};
+  }
+
 private:
+  // Removes a cached object's JITDylib, and its code, with its last holder.
+  struct ReleaseDylib {
+    Jit *jit;
+    llvm::orc::JITDylib *dylib;
+    ReleaseDylib(Jit *j, llvm::orc::JITDylib *d) : jit(j), dylib(d) {}
+    ~ReleaseDylib() {
+      std::lock_guard<std::mutex> lock(jit->mutex_);
+      llvm::consumeError(jit->jit_->getExecutionSession().removeJITDylib(*dylib));
+    }
+  };
+
   // Removes one kernel's code when the last holder lets go.
   struct Release {
     Jit *jit;
@@ -143,6 +178,7 @@ private:
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   std::string initError_;
   std::string lastObject_; // the object of the module being added
+  uint64_t objects_ = 0;   // cached objects linked (names their JITDylibs)
 };
 
 } // namespace
@@ -164,6 +200,10 @@ LinkedCode addModuleAndLookup(std::unique_ptr<llvm::Module> module,
   if (llvm::verifyModule(*module, &out))
     throw Error(Error::Kind::Compile, "internal: invalid LLVM IR for '" + entry + "': " + problems);
   return Jit::instance().add(std::move(module), std::move(context), entry, object);
+}
+
+LinkedCode addObjectAndLookup(const std::string &object, const std::string &entry) {
+  return Jit::instance().addObject(object, entry);
 }
 
 namespace {

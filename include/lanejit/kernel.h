@@ -30,24 +30,23 @@ namespace lanejit {
 // The native entry's argument block: the C struct of lanejit/launch_abi.h
 // (its one definition; the fields are documented there).
 using LaunchArgs = ::lanejit_launch_args;
-using NativeEntry = void (*)(const LaunchArgs *args, int64_t row_begin,
-                             int64_t row_end);
+using NativeEntry = void (*)(const LaunchArgs *args, int64_t row_begin, int64_t row_end);
 
 // What the compiler did, for reports and tests.
 struct CompileStats {
   int lanes = 0;
-  int accumulators = 0;    // independent packet accumulators per reduction
-  int traversals = 0;      // column loops per row
+  int accumulators = 0; // independent packet accumulators per reduction
+  int traversals = 0;   // column loops per row
   int reductions = 0;
-  int dense_bodies = 0;    // packet bodies compiled with the all-on mask
-  int masked_bodies = 0;   // packet bodies with a run-time lane mask
-  double compile_ms = 0;   // lowering + LLVM + ORC
+  int dense_bodies = 0;  // packet bodies compiled with the all-on mask
+  int masked_bodies = 0; // packet bodies with a run-time lane mask
+  double compile_ms = 0; // lowering + LLVM + ORC
   bool cache_hit = false;
   // Linked from the persistent on-disk cache: LLVM did not run
   // (docs/cache.md). compile_ms is then the load and link.
   bool disk_cache_hit = false;
-  std::string cpu;         // LLVM CPU name used
-  std::string features;    // LLVM feature string used
+  std::string cpu;      // LLVM CPU name used
+  std::string features; // LLVM feature string used
 };
 
 class Kernel {
@@ -55,8 +54,7 @@ public:
   // Buffers in declaration order. Throws Error(Kind::Bind) on bad buffers,
   // and Error(Kind::Compile) (as nativeEntry() does) when the kernel was
   // compiled for CPU features this machine lacks (target_cpu, +features).
-  void run(std::span<const BufferRef> inputs,
-           std::span<const BufferRef> outputs) const;
+  void run(std::span<const BufferRef> inputs, std::span<const BufferRef> outputs) const;
   void run(std::initializer_list<BufferRef> inputs,
            std::initializer_list<BufferRef> outputs) const {
     run(std::span<const BufferRef>(inputs.begin(), inputs.size()),

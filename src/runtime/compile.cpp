@@ -123,12 +123,18 @@ std::string passLog(const Program &program, const std::vector<passes::PassRecord
 // The codegen counts as text, for the persistent cache (the report needs
 // them; a cached kernel is not emitted again).
 constexpr int codegen::CodegenCounts::*kCountFields[] = {
-    &codegen::CodegenCounts::dense_bodies,    &codegen::CodegenCounts::masked_bodies,
-    &codegen::CodegenCounts::helper_functions, &codegen::CodegenCounts::helper_calls,
-    &codegen::CodegenCounts::loads,            &codegen::CodegenCounts::stores,
-    &codegen::CodegenCounts::masked_loads,     &codegen::CodegenCounts::masked_stores,
-    &codegen::CodegenCounts::workspace_loads,  &codegen::CodegenCounts::workspace_stores,
-    &codegen::CodegenCounts::math_expansions,  &codegen::CodegenCounts::guards,
+    &codegen::CodegenCounts::dense_bodies,
+    &codegen::CodegenCounts::masked_bodies,
+    &codegen::CodegenCounts::helper_functions,
+    &codegen::CodegenCounts::helper_calls,
+    &codegen::CodegenCounts::loads,
+    &codegen::CodegenCounts::stores,
+    &codegen::CodegenCounts::masked_loads,
+    &codegen::CodegenCounts::masked_stores,
+    &codegen::CodegenCounts::workspace_loads,
+    &codegen::CodegenCounts::workspace_stores,
+    &codegen::CodegenCounts::math_expansions,
+    &codegen::CodegenCounts::guards,
     &codegen::CodegenCounts::guards_hoisted,
 };
 

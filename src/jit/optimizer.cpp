@@ -2,6 +2,8 @@
 
 #include "jit/split_long_blocks.h"
 
+#include <cstdlib>
+
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/IR/Constants.h>
@@ -13,8 +15,10 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Transforms/Scalar/EarlyCSE.h>
+#include <llvm/Transforms/Scalar/IndVarSimplify.h>
 #include <llvm/Transforms/Scalar/LICM.h>
 #include <llvm/Transforms/Scalar/LoopPassManager.h>
+#include <llvm/Transforms/Scalar/LoopRotation.h>
 #include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
 
@@ -26,16 +30,21 @@ namespace {
 // already folded by the emitter. What is left for the optimiser: promote
 // the emitter's few allocas, merge repeated loads and splats, tidy the CFG
 // the emitter's if/else helpers leave, and hoist launch-uniform values out of
-// loops. The default pipeline's vectorisers, unroller, inliner and its
+// loops, in rotated loops. The default pipeline's vectorisers, unroller, inliner and its
 // InstCombine/GVN rounds found nothing to improve and cost 3-4x the time
-// (measured pass by pass; docs/architecture.md, "LLVM pipeline").
+// (measured pass by pass; docs/compile-time.md).
 llvm::FunctionPassManager leanPipeline() {
   llvm::FunctionPassManager fpm;
   fpm.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
   fpm.addPass(llvm::EarlyCSEPass(/*UseMemorySSA=*/true));
   fpm.addPass(llvm::SimplifyCFGPass());
+  // Rotated (do-while) loops with simplified induction variables: without
+  // them masked softmax's bounded traversals ran 1.3-1.5x slower than
+  // under O2 (docs/compile-time.md).
+  fpm.addPass(llvm::createFunctionToLoopPassAdaptor(llvm::LoopRotatePass()));
   fpm.addPass(llvm::createFunctionToLoopPassAdaptor(llvm::LICMPass(llvm::LICMOptions()),
                                                     /*UseMemorySSA=*/true));
+  fpm.addPass(llvm::createFunctionToLoopPassAdaptor(llvm::IndVarSimplifyPass()));
   return fpm;
 }
 
@@ -71,7 +80,15 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine) {
   builder.crossRegisterProxies(lam, fam, cgam, mam);
   if (moduleFlag(module, "lanejit.lean_pipeline", 0)) {
     llvm::ModulePassManager mpm;
-    mpm.addPass(llvm::createModuleToFunctionPassAdaptor(leanPipeline()));
+    // For experiments with the pipeline: LLVM's textual pipeline syntax
+    // (opt -passes=...) replaces the lean one (docs/compile-time.md).
+    const char *text = std::getenv("LANEJIT_LLVM_PASSES");
+    if (text && *text) {
+      if (llvm::Error e = builder.parsePassPipeline(mpm, text))
+        llvm::report_fatal_error(std::move(e), false);
+    } else {
+      mpm.addPass(llvm::createModuleToFunctionPassAdaptor(leanPipeline()));
+    }
     mpm.run(module, mam);
   } else {
     llvm::OptimizationLevel level = optLevel == 1   ? llvm::OptimizationLevel::O1

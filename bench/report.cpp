@@ -74,6 +74,31 @@ std::string reportTable(const BenchRecord &record) {
   return out;
 }
 
+std::string consoleTable(const BenchRecord &record) {
+  // Column widths from the content, so the blocks line up in a terminal.
+  size_t caseWidth = 4, peerWidth = 4;
+  for (const CaseRecord &c : record.cases) {
+    caseWidth = std::max(caseWidth, c.id.size());
+    for (const RatioRecord *r : headlineRatios(c))
+      peerWidth = std::max(peerWidth, r->denominator.size());
+  }
+  std::string out;
+  for (const CaseRecord &c : record.cases) {
+    std::string first = c.variants.empty() ? std::string("–") : c.variants.front().name;
+    auto it = std::find_if(c.time_s.begin(), c.time_s.end(),
+                           [&](const auto &entry) { return entry.first == first; });
+    std::string time = it == c.time_s.end() ? std::string("–") : g4(it->second * 1e6) + " µs";
+    int failed = c.failedVisits();
+    out += fmt::format("{:<{}}  {} {}  roofline {}  {}\n", c.id, caseWidth, first, time,
+                       c.roofline ? g4(c.roofline->ratio) : std::string("–"),
+                       failed ? fmt::format("FAILED ({} visits)", failed) : std::string("ok"));
+    for (const RatioRecord *r : headlineRatios(c))
+      out += fmt::format("{:<{}}    /{:<{}}  {}\n", "", caseWidth, r->denominator, peerWidth,
+                         ratioCell(r->summary));
+  }
+  return out;
+}
+
 std::string reportNotes(const BenchRecord &record) {
   const ProtocolSettings &p = record.protocol;
   std::string notes = fmt::format(

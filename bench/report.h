@@ -11,6 +11,11 @@ namespace lanejit::bench {
 // Case | each variant µs | first variant / each other: median [min–max]
 // wins/rounds | roofline | checks. Numbers printed with %.4g.
 std::string reportTable(const BenchRecord &record);
+// The console's form of the table (the main job's stdout): per case, the
+// first variant's time, roofline and checks, then one line per ratio to
+// each other variant: median [min–max] wins/rounds. report.md keeps the
+// full matrix (reportTable).
+std::string consoleTable(const BenchRecord &record);
 // What the numbers mean: paired ratios, ranges, the protocol.
 std::string reportNotes(const BenchRecord &record);
 // Title, settings, environment, the table and the notes.

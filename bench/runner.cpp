@@ -172,7 +172,8 @@ BenchResult runBench(const BenchOptions &options) {
 int benchCommand(const BenchOptions &options) {
   BenchResult result = runBench(options);
   if (options.print_table) {
-    std::printf("%s\n%s", reportTable(result.record).c_str(), reportNotes(result.record).c_str());
+    std::printf("%s\n%s", consoleTable(result.record).c_str(), reportNotes(result.record).c_str());
+    std::printf("full table: %s\n", (result.bundle_dir / "report.md").string().c_str());
     std::printf("bundle: %s\n", result.bundle_dir.string().c_str());
     std::fflush(stdout);
   }

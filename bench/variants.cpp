@@ -74,6 +74,22 @@ private:
   int threads_;
 };
 
+// Kernel::run() on the case's buffers: what a C++ caller pays per call,
+// the runtime's checks (remembered after the first call) included.
+class RunRepeat : public Repeatable {
+public:
+  RunRepeat(const Kernel &kernel, check::Case &c)
+      : kernel_(kernel), inputs_(c.inputRefs()), outputs_(c.outputRefs()) {}
+  void repeat(int64_t reps) override {
+    for (int64_t i = 0; i < reps; ++i)
+      kernel_.run(inputs_, outputs_);
+  }
+
+private:
+  Kernel kernel_;
+  std::vector<BufferRef> inputs_, outputs_;
+};
+
 class PeerRepeat : public Repeatable {
 public:
   explicit PeerRepeat(std::unique_ptr<PreparedPeer> peer) : peer_(std::move(peer)) {}
@@ -120,6 +136,8 @@ BoundVariant bindLanejit(const CaseSpec &spec, check::Case &c, const LanejitConf
   }
   if (config.threads > 1)
     v.callable = std::make_unique<ThreadedRepeat>(kernel, c, config.threads);
+  else if (config.via_run)
+    v.callable = std::make_unique<RunRepeat>(kernel, c);
   else
     v.callable = std::make_unique<NativeRepeat>(kernel, entry, c);
   v.kernel = kernel;
@@ -146,6 +164,10 @@ std::vector<LanejitConfig> lanejitConfigs(const ProtocolSettings &protocol,
   std::vector<LanejitConfig> configs;
   configs.push_back({"lanejit", fmt::format("lanejit native entry, default options (W={})", widest),
                      base, widest});
+  configs.push_back({"lanejit-run",
+                     "lanejit through Kernel::run() (checks, remembered last call, launch), "
+                     "default options",
+                     base, widest, false, true});
   CompileOptions nospec = base;
   nospec.specialize_full_packets = false;
   configs.push_back({"lanejit-nospec",

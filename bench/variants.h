@@ -27,11 +27,13 @@ struct LanejitConfig {
   std::string name; // "lanejit", "lanejit-nospec", "lanejit-w8"
   std::string description;
   CompileOptions options;
-  int lanes = 0;    // the W this configuration asks for (as options.lanes,
-                    // or the widest of the target when that is 0)
-  bool aot = false; // time the AOT path: the kernel's object linked by the
-                    // system linker and loaded, not the JIT's mapping of it
-  int threads = 1;  // > 1: rows split across the pool (Kernel::runEntry)
+  int lanes = 0;        // the W this configuration asks for (as options.lanes,
+                        // or the widest of the target when that is 0)
+  bool aot = false;     // time the AOT path: the kernel's object linked by the
+                        // system linker and loaded, not the JIT's mapping of it
+  int threads = 1;      // > 1: rows split across the pool (Kernel::runEntry)
+  bool via_run = false; // time Kernel::run() (its checks, remembered last
+                        // call and launch), not the native entry
 };
 
 // The widest W an LLVM feature list has (16 with +avx512f, 8 with +avx,

@@ -7,11 +7,14 @@
 // compile() is thread-safe and cached by (program text, options, target) in a
 // bounded cache (lanejit/kernel_cache.h).
 // run() checks shapes, strides, null pointers and output/output overlap and
-// throws Error(Kind::Bind) with a clear message; inputs that overlap outputs
-// are handled by a safe path, never assumed distinct. run() allocates
-// nothing on the heap once a kernel has seen its largest shape.
+// throws Error(Kind::Bind) with a clear message (a thread's last checked
+// binding is remembered: a call with the same kernel and identical buffer
+// references skips the checks); bind() does the checks once for many calls; inputs that overlap
+// outputs are handled by a safe path, never assumed distinct. run() allocates nothing on the heap
+// once a kernel has seen its largest shape.
 #pragma once
 
+#include <lanejit/bound_call.h>
 #include <lanejit/buffer.h>
 #include <lanejit/ir.h>
 #include <lanejit/launch_abi.h>
@@ -30,8 +33,7 @@ namespace lanejit {
 // The native entry's argument block: the C struct of lanejit/launch_abi.h
 // (its one definition; the fields are documented there).
 using LaunchArgs = ::lanejit_launch_args;
-using NativeEntry = void (*)(const LaunchArgs *args, int64_t row_begin,
-                             int64_t row_end);
+using NativeEntry = void (*)(const LaunchArgs *args, int64_t row_begin, int64_t row_end);
 
 
 class Kernel {
@@ -39,8 +41,7 @@ public:
   // Buffers in declaration order. Throws Error(Kind::Bind) on bad buffers,
   // and Error(Kind::Compile) (as nativeEntry() does) when the kernel was
   // compiled for CPU features this machine lacks (target_cpu, +features).
-  void run(std::span<const BufferRef> inputs,
-           std::span<const BufferRef> outputs) const;
+  void run(std::span<const BufferRef> inputs, std::span<const BufferRef> outputs) const;
   void run(std::initializer_list<BufferRef> inputs,
            std::initializer_list<BufferRef> outputs) const {
     run(std::span<const BufferRef>(inputs.begin(), inputs.size()),
@@ -56,6 +57,15 @@ public:
            int threads) const {
     run(std::span<const BufferRef>(inputs.begin(), inputs.size()),
         std::span<const BufferRef>(outputs.begin(), outputs.size()), threads);
+  }
+
+  // Checks the buffers once and returns a call bound to them
+  // (lanejit/bound_call.h); throws what run() throws, at bind time.
+  BoundCall bind(std::span<const BufferRef> inputs, std::span<const BufferRef> outputs) const;
+  BoundCall bind(std::initializer_list<BufferRef> inputs,
+                 std::initializer_list<BufferRef> outputs) const {
+    return bind(std::span<const BufferRef>(inputs.begin(), inputs.size()),
+                std::span<const BufferRef>(outputs.begin(), outputs.size()));
   }
 
   // The compiled function itself, for callers that bind arguments once

@@ -67,6 +67,10 @@ struct CompileOptions {
   std::optional<int> threads;
   // LLVM optimisation level for the JIT's pass pipeline (0-3).
   int opt_level = 2;
+  // The short LLVM pipeline chosen for lanejit's already-vectorised IR
+  // (SROA, EarlyCSE, SimplifyCFG, LICM; docs/architecture.md). Off: LLVM's
+  // default O<opt_level> pipeline. Not used at opt_level 0.
+  bool lean_llvm_pipeline = false;
   // Passes (by name, see docs/switches.md) to skip.
   std::vector<std::string> disabled_passes;
   // Print the IR after every pass that changed it, and pass timings, to stderr.

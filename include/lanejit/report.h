@@ -75,6 +75,9 @@ struct CompileReport {
   // cache (cache_hit).
   double compile_ms = 0;
   bool cache_hit = false;
+  // Linked from the persistent on-disk cache: LLVM did not run
+  // (docs/cache.md); compile_ms is then the load and link.
+  bool disk_cache_hit = false;
 
   int reductions() const; // over all traversals
 

@@ -20,6 +20,8 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <chrono>
+#include <cstdio>
 #include <mutex>
 
 namespace lanejit::jit {
@@ -27,13 +29,6 @@ namespace {
 
 [[noreturn]] void fail(const std::string &what, llvm::Error error) {
   throw Error(Error::Kind::Compile, what + ": " + llvm::toString(std::move(error)));
-}
-
-int optLevelOf(const llvm::Module &module) {
-  if (auto *flag = llvm::mdconst::extract_or_null<llvm::ConstantInt>(
-          module.getModuleFlag("lanejit.opt_level")))
-    return static_cast<int>(flag->getZExtValue());
-  return 2;
 }
 
 class Jit {
@@ -46,11 +41,13 @@ public:
   }
 
   LinkedCode add(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
-               const std::string &entry, std::string *object) {
+                 const std::string &entry, std::string *object) {
     std::lock_guard<std::mutex> lock(mutex_);
     lastObject_.clear();
     if (!jit_)
       throw Error(Error::Kind::Compile, "LLVM JIT unavailable: " + initError_);
+    bool timed = moduleFlag(*module, "lanejit.time_passes", 0) != 0;
+    auto start = std::chrono::steady_clock::now();
     module->setDataLayout(jit_->getDataLayout());
     module->setTargetTriple(jit_->getTargetTriple().str());
     llvm::orc::ThreadSafeModule tsm(std::move(module), std::move(context));
@@ -66,12 +63,52 @@ public:
       fail("compiling kernel '" + entry + "'", symbol.takeError());
     }
     // The lookup materialised the module on this thread, under the lock.
+    if (timed)
+      std::fprintf(
+          stderr, "; LLVM optimisation + code generation + linking of %s: %.3f ms\n", entry.c_str(),
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count());
     if (object)
       *object = std::move(lastObject_);
     return {symbol->getValue(), std::make_shared<Release>(this, std::move(tracker))};
   }
 
+  LinkedCode addObject(const std::string &object, const std::string &entry) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!jit_)
+      throw Error(Error::Kind::Compile, "LLVM JIT unavailable: " + initError_);
+    auto &es = jit_->getExecutionSession();
+    auto dylib = jit_->createJITDylib("lanejit_object_" + std::to_string(objects_++));
+    if (!dylib)
+      fail("linking a cached kernel", dylib.takeError());
+    // The runtime symbols (memcpy, ...) live in the main JITDylib.
+    dylib->addToLinkOrder(jit_->getMainJITDylib());
+    auto drop = [&] { llvm::consumeError(es.removeJITDylib(*dylib)); };
+    if (llvm::Error e =
+            jit_->addObjectFile(*dylib, llvm::MemoryBuffer::getMemBufferCopy(object, entry))) {
+      drop();
+      fail("linking a cached kernel", std::move(e));
+    }
+    auto symbol = jit_->lookup(*dylib, entry);
+    if (!symbol) {
+      drop();
+      fail("linking cached kernel '" + entry + "'", symbol.takeError());
+    }
+    return {symbol->getValue(), std::make_shared<ReleaseDylib>(this, &*dylib)};
+  }
+
 private:
+  // Removes a cached object's JITDylib, and its code, with its last holder.
+  struct ReleaseDylib {
+    Jit *jit;
+    llvm::orc::JITDylib *dylib;
+    ReleaseDylib(Jit *j, llvm::orc::JITDylib *d) : jit(j), dylib(d) {}
+    ~ReleaseDylib() {
+      std::lock_guard<std::mutex> lock(jit->mutex_);
+      llvm::consumeError(jit->jit_->getExecutionSession().removeJITDylib(*dylib));
+    }
+  };
+
   // Removes one kernel's code when the last holder lets go.
   struct Release {
     Jit *jit;
@@ -124,8 +161,7 @@ private:
     jit_->getIRTransformLayer().setTransform(
         [this](llvm::orc::ThreadSafeModule tsm, const llvm::orc::MaterializationResponsibility &)
             -> llvm::Expected<llvm::orc::ThreadSafeModule> {
-          tsm.withModuleDo(
-              [this](llvm::Module &m) { optimizeModule(m, *optimizerMachine_, optLevelOf(m)); });
+          tsm.withModuleDo([this](llvm::Module &m) { optimizeModule(m, *optimizerMachine_); });
           return tsm;
         });
     // Keep a copy of each kernel's object as linked (see add()).
@@ -142,6 +178,7 @@ private:
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   std::string initError_;
   std::string lastObject_; // the object of the module being added
+  uint64_t objects_ = 0;   // cached objects linked (names their JITDylibs)
 };
 
 } // namespace
@@ -165,6 +202,10 @@ LinkedCode addModuleAndLookup(std::unique_ptr<llvm::Module> module,
   return Jit::instance().add(std::move(module), std::move(context), entry, object);
 }
 
+LinkedCode addObjectAndLookup(const std::string &object, const std::string &entry) {
+  return Jit::instance().addObject(object, entry);
+}
+
 namespace {
 
 std::unique_ptr<llvm::TargetMachine> makeMachine(const std::string &cpu,
@@ -184,12 +225,11 @@ std::unique_ptr<llvm::TargetMachine> makeMachine(const std::string &cpu,
 
 } // namespace
 
-void optimizeForDump(llvm::Module &module, const std::string &cpu, const std::string &features,
-                     int optLevel) {
+void optimizeForDump(llvm::Module &module, const std::string &cpu, const std::string &features) {
   auto machine = makeMachine(cpu, features);
   module.setDataLayout(machine->createDataLayout());
   module.setTargetTriple(hostTarget().triple);
-  optimizeModule(module, *machine, optLevel);
+  optimizeModule(module, *machine);
 }
 
 std::string emitAssembly(llvm::Module &module, const std::string &cpu,

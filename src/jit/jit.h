@@ -39,17 +39,22 @@ struct LinkedCode {
 };
 
 // Compiles `module` (which must define `entry`) and returns its address.
-// The optimisation level is read from the module flag "lanejit.opt_level".
+// The optimiser's settings are read from the module's flags (optimizer.h).
 // With `object`, also returns a copy of the relocatable object the JIT
 // linked (what `lanejit inspect` reads and `lanejit aot` writes).
 LinkedCode addModuleAndLookup(std::unique_ptr<llvm::Module> module,
                               std::unique_ptr<llvm::LLVMContext> context, const std::string &entry,
                               std::string *object = nullptr);
 
+// Links a relocatable object this JIT produced earlier (the persistent
+// cache's) and returns the address of `entry` in it. Each such object gets a
+// JITDylib of its own, so its symbol names cannot clash with any other
+// kernel's. Throws Error(Kind::Compile) when the object cannot be linked.
+LinkedCode addObjectAndLookup(const std::string &object, const std::string &entry);
+
 // For dumps: the same optimisation the JIT's transform layer applies, and
 // the assembly the JIT would link, for a module outside the JIT.
-void optimizeForDump(llvm::Module &module, const std::string &cpu, const std::string &features,
-                     int optLevel);
+void optimizeForDump(llvm::Module &module, const std::string &cpu, const std::string &features);
 std::string emitAssembly(llvm::Module &module, const std::string &cpu, const std::string &features);
 
 } // namespace lanejit::jit

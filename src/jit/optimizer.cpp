@@ -2,33 +2,104 @@
 
 #include "jit/split_long_blocks.h"
 
+#include <cstdlib>
+
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/PassInstrumentation.h>
 #include <llvm/IR/PassManager.h>
+#include <llvm/IR/PassTimingInfo.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
+#include <llvm/Transforms/Scalar/EarlyCSE.h>
+#include <llvm/Transforms/Scalar/IndVarSimplify.h>
+#include <llvm/Transforms/Scalar/LICM.h>
+#include <llvm/Transforms/Scalar/LoopPassManager.h>
+#include <llvm/Transforms/Scalar/LoopRotation.h>
+#include <llvm/Transforms/Scalar/SROA.h>
+#include <llvm/Transforms/Scalar/SimplifyCFG.h>
 
 namespace lanejit::jit {
+namespace {
 
-void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine, int optLevel) {
+// lanejit's IR arrives vectorised, unrolled as far as the plan wants
+// (accumulators), with its helpers' inlining decided, and with constants
+// already folded by the emitter. What is left for the optimiser: promote
+// the emitter's few allocas, merge repeated loads and splats, tidy the CFG
+// the emitter's if/else helpers leave, and hoist launch-uniform values out of
+// loops, in rotated loops. The default pipeline's vectorisers, unroller, inliner and its
+// InstCombine/GVN rounds found nothing to improve and cost 3-4x the time
+// (measured pass by pass; docs/compile-time.md).
+llvm::FunctionPassManager leanPipeline() {
+  llvm::FunctionPassManager fpm;
+  fpm.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
+  fpm.addPass(llvm::EarlyCSEPass(/*UseMemorySSA=*/true));
+  fpm.addPass(llvm::SimplifyCFGPass());
+  // Rotated (do-while) loops with simplified induction variables: without
+  // them masked softmax's bounded traversals ran 1.3-1.5x slower than
+  // under O2 (docs/compile-time.md).
+  fpm.addPass(llvm::createFunctionToLoopPassAdaptor(llvm::LoopRotatePass()));
+  fpm.addPass(llvm::createFunctionToLoopPassAdaptor(llvm::LICMPass(llvm::LICMOptions()),
+                                                    /*UseMemorySSA=*/true));
+  fpm.addPass(llvm::createFunctionToLoopPassAdaptor(llvm::IndVarSimplifyPass()));
+  return fpm;
+}
+
+} // namespace
+
+int moduleFlag(const llvm::Module &module, const char *name, int fallback) {
+  if (auto *flag = llvm::mdconst::extract_or_null<llvm::ConstantInt>(module.getModuleFlag(name)))
+    return static_cast<int>(flag->getZExtValue());
+  return fallback;
+}
+
+void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine) {
+  int optLevel = moduleFlag(module, "lanejit.opt_level", 2);
   if (optLevel <= 0) {
     splitLongBlocks(module);
     return;
   }
+  llvm::PassInstrumentationCallbacks instrumentation;
+  llvm::TimePassesHandler timer(/*Enabled=*/true);
+  bool timed = moduleFlag(module, "lanejit.time_passes", 0) != 0;
+  if (timed)
+    timer.registerCallbacks(instrumentation);
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder builder(&machine);
+  llvm::PassBuilder builder(&machine, llvm::PipelineTuningOptions(), std::nullopt,
+                            timed ? &instrumentation : nullptr);
   builder.registerModuleAnalyses(mam);
   builder.registerCGSCCAnalyses(cgam);
   builder.registerFunctionAnalyses(fam);
   builder.registerLoopAnalyses(lam);
   builder.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::OptimizationLevel level = optLevel == 1   ? llvm::OptimizationLevel::O1
-                                  : optLevel == 2 ? llvm::OptimizationLevel::O2
-                                                  : llvm::OptimizationLevel::O3;
-  builder.buildPerModuleDefaultPipeline(level).run(module, mam);
+  if (moduleFlag(module, "lanejit.lean_pipeline", 0)) {
+    llvm::ModulePassManager mpm;
+    // For experiments with the pipeline: LLVM's textual pipeline syntax
+    // (opt -passes=...) replaces the lean one (docs/compile-time.md).
+    const char *text = std::getenv("LANEJIT_LLVM_PASSES");
+    if (text && *text) {
+      if (llvm::Error e = builder.parsePassPipeline(mpm, text))
+        llvm::report_fatal_error(std::move(e), false);
+    } else {
+      mpm.addPass(llvm::createModuleToFunctionPassAdaptor(leanPipeline()));
+    }
+    mpm.run(module, mam);
+  } else {
+    llvm::OptimizationLevel level = optLevel == 1   ? llvm::OptimizationLevel::O1
+                                    : optLevel == 2 ? llvm::OptimizationLevel::O2
+                                                    : llvm::OptimizationLevel::O3;
+    builder.buildPerModuleDefaultPipeline(level).run(module, mam);
+  }
+  if (timed) {
+    llvm::errs() << "; LLVM optimisation passes of " << module.getName() << ":\n";
+    timer.print();
+  }
   // Last, so no pass merges the pieces back (docs/architecture.md).
   splitLongBlocks(module);
 }

@@ -2,6 +2,7 @@
 #include "runtime/kernel_impl.h"
 
 #include "runtime/kernel_cache.h"
+#include "runtime/persistent_cache.h"
 #include "runtime/report_builder.h"
 
 #include "codegen/emit_kernel.h"
@@ -21,6 +22,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <sstream>
 
 namespace lanejit {
 namespace {
@@ -58,10 +60,14 @@ Lowered lowerProgram(const Program &program, const CompileOptions &options) {
 }
 
 std::unique_ptr<llvm::Module> emitModule(const Lowered &l, llvm::LLVMContext &ctx,
-                                         const std::string &entry, int optLevel,
+                                         const std::string &entry, const CompileOptions &options,
                                          codegen::CodegenCounts *counts) {
   auto module = std::make_unique<llvm::Module>(entry, ctx);
-  module->addModuleFlag(llvm::Module::Warning, "lanejit.opt_level", optLevel);
+  // The optimiser's settings (jit/optimizer.h).
+  module->addModuleFlag(llvm::Module::Warning, "lanejit.opt_level", options.opt_level);
+  module->addModuleFlag(llvm::Module::Warning, "lanejit.lean_pipeline",
+                        options.lean_llvm_pipeline ? 1 : 0);
+  module->addModuleFlag(llvm::Module::Warning, "lanejit.time_passes", options.time_passes ? 1 : 0);
   codegen::emitKernel(l.plan, *module, l.target, entry, counts);
   return module;
 }
@@ -114,6 +120,72 @@ std::string passLog(const Program &program, const std::vector<passes::PassRecord
   return log + times;
 }
 
+// The codegen counts as text, for the persistent cache (the report needs
+// them; a cached kernel is not emitted again).
+constexpr int codegen::CodegenCounts::*kCountFields[] = {
+    &codegen::CodegenCounts::dense_bodies,
+    &codegen::CodegenCounts::masked_bodies,
+    &codegen::CodegenCounts::helper_functions,
+    &codegen::CodegenCounts::helper_calls,
+    &codegen::CodegenCounts::loads,
+    &codegen::CodegenCounts::stores,
+    &codegen::CodegenCounts::masked_loads,
+    &codegen::CodegenCounts::masked_stores,
+    &codegen::CodegenCounts::workspace_loads,
+    &codegen::CodegenCounts::workspace_stores,
+    &codegen::CodegenCounts::math_expansions,
+    &codegen::CodegenCounts::guards,
+    &codegen::CodegenCounts::guards_hoisted,
+};
+
+std::string countsText(const codegen::CodegenCounts &counts) {
+  std::string text;
+  for (auto field : kCountFields)
+    text += std::to_string(counts.*field) + " ";
+  return text;
+}
+
+bool countsFromText(const std::string &text, codegen::CodegenCounts &counts) {
+  std::istringstream in(text);
+  for (auto field : kCountFields)
+    if (!(in >> counts.*field))
+      return false;
+  return true;
+}
+
+// The persistent cache's key: everything that decides the object's bytes
+// (persistent_cache.h), or "" to bypass the cache (timing LLVM's passes
+// needs LLVM to run).
+std::string persistentKey(const Program &program, const CompileOptions &options,
+                          const codegen::CodegenTarget &target) {
+  if (options.time_passes)
+    return {};
+  return persistent::buildIdentity() + "\n" + print(program) + "\n" + options.key() +
+         "\ncpu=" + target.cpu + "\nfeatures=" + target.features;
+}
+
+// Links the persistent cache's object for `key` into `code`; false when
+// there is none or it cannot be used (then the caller compiles, and its
+// store replaces the entry).
+bool linkFromDisk(const std::string &key, CompiledCode &code, codegen::CodegenCounts &counts) {
+  if (key.empty())
+    return false;
+  std::optional<persistent::Entry> entry = persistent::load(key);
+  if (!entry || !countsFromText(entry->counts, counts))
+    return false;
+  try {
+    jit::LinkedCode linked = jit::addObjectAndLookup(entry->object, entry->entry_symbol);
+    code.entry = reinterpret_cast<NativeEntry>(linked.entry);
+    code.code_lifetime = std::move(linked.lifetime);
+  } catch (const Error &) {
+    counts = {};
+    return false;
+  }
+  code.entry_symbol = std::move(entry->entry_symbol);
+  code.object = std::move(entry->object);
+  return true;
+}
+
 std::shared_ptr<const CompiledCode> build(const Program &program, const CompileOptions &options) {
   auto start = std::chrono::steady_clock::now();
   Lowered l = lowerProgram(program, options);
@@ -123,15 +195,21 @@ std::shared_ptr<const CompiledCode> build(const Program &program, const CompileO
   code->dims = dimsUsed(program);
   code->workspace = l.plan.workspaceSlots();
   code->row_cost = runtime::rowCostOf(l.plan);
-  auto ctx = std::make_unique<llvm::LLVMContext>();
-  std::string entry = entryName(program);
   codegen::CodegenCounts counts;
-  auto module = emitModule(l, *ctx, entry, options.opt_level, &counts);
-  jit::LinkedCode linked =
-      jit::addModuleAndLookup(std::move(module), std::move(ctx), entry, &code->object);
-  code->entry = reinterpret_cast<NativeEntry>(linked.entry);
-  code->code_lifetime = std::move(linked.lifetime);
-  code->entry_symbol = entry;
+  std::string diskKey = persistentKey(program, options, l.target);
+  bool fromDisk = linkFromDisk(diskKey, *code, counts);
+  if (!fromDisk) {
+    auto ctx = std::make_unique<llvm::LLVMContext>();
+    std::string entry = entryName(program);
+    auto module = emitModule(l, *ctx, entry, options, &counts);
+    jit::LinkedCode linked =
+        jit::addModuleAndLookup(std::move(module), std::move(ctx), entry, &code->object);
+    code->entry = reinterpret_cast<NativeEntry>(linked.entry);
+    code->code_lifetime = std::move(linked.lifetime);
+    code->entry_symbol = entry;
+    if (!diskKey.empty())
+      persistent::store(diskKey, {entry, countsText(counts), code->object});
+  }
   if (std::vector<std::string> missing = jit::featuresMissingOnHost(l.target.features);
       !missing.empty()) {
     code->cannot_run_here = "kernel '" + program.name + "' was compiled for " + l.target.cpu +
@@ -144,6 +222,7 @@ std::shared_ptr<const CompiledCode> build(const Program &program, const CompileO
   CompileReport &r = code->report = buildReport(l.plan, l.passes, counts);
   r.cpu = l.target.cpu;
   r.features = l.target.features;
+  r.disk_cache_hit = fromDisk;
   r.compile_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return code;
@@ -194,10 +273,9 @@ std::string Kernel::dump(const std::string &stage) const {
   // Re-lower into a private context: the JIT's module is gone after linking.
   Lowered l = lowerProgram(impl_->program, impl_->options);
   llvm::LLVMContext ctx;
-  auto module =
-      emitModule(l, ctx, "lanejit_" + impl_->program.name, impl_->options.opt_level, nullptr);
+  auto module = emitModule(l, ctx, "lanejit_" + impl_->program.name, impl_->options, nullptr);
   if (stage != "llvm-unoptimized")
-    jit::optimizeForDump(*module, l.target.cpu, l.target.features, impl_->options.opt_level);
+    jit::optimizeForDump(*module, l.target.cpu, l.target.features);
   if (stage == "asm")
     return jit::emitAssembly(*module, l.target.cpu, l.target.features);
   std::string text;

@@ -2,11 +2,13 @@
 #include "runtime/kernel_impl.h"
 
 #include "lower/plan.h"
+#include "runtime/binding.h"
 
 #include <lanejit/bind.h>
 #include <lanejit/error.h>
 
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -85,8 +87,8 @@ void checkColumnRanges(const CompiledCode &code, int64_t cols) {
                 "C = " + std::to_string(cols) + " columns: at most 2^31 - 1 are supported");
   for (const auto &[dim, what] : code.dims)
     if (int64_t v = evaluateDim(dim, cols, what); v > kMaxI32)
-      throw Error(Error::Kind::Bind, dim.str() + " = " + std::to_string(v) + " for C = " +
-                                         std::to_string(cols) + " (" + what +
+      throw Error(Error::Kind::Bind, dim.str() + " = " + std::to_string(v) +
+                                         " for C = " + std::to_string(cols) + " (" + what +
                                          "): column indices are 32-bit, at most 2^31 - 1");
 }
 
@@ -96,7 +98,8 @@ void checkRowIndexRange(const Program &program, int64_t rows) {
   if (rows <= kMaxI32)
     return;
   bool readsRow = false;
-  forEachNode(program, [&](const Expr &e) { readsRow = readsRow || e->kind == NodeKind::RowIndex; });
+  forEachNode(program,
+              [&](const Expr &e) { readsRow = readsRow || e->kind == NodeKind::RowIndex; });
   if (readsRow)
     throw Error(Error::Kind::Bind, "R = " + std::to_string(rows) + " rows: program '" +
                                        program.name +
@@ -105,16 +108,23 @@ void checkRowIndexRange(const Program &program, int64_t rows) {
 
 } // namespace
 
-void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> outputs) const {
-  const Program &program = impl_->program;
-  if (!impl_->code->cannot_run_here.empty())
-    throw Error(Error::Kind::Compile, impl_->code->cannot_run_here);
+uint64_t nextSerial() {
+  static std::atomic<uint64_t> serial{1};
+  return serial++;
+}
+
+PreparedCall prepareCall(const Kernel::Impl &impl, std::span<const BufferRef> inputs,
+                         std::span<const BufferRef> outputs) {
+  const Program &program = impl.program;
+  if (!impl.code->cannot_run_here.empty())
+    throw Error(Error::Kind::Compile, impl.code->cannot_run_here);
   if (outputs.size() != program.outputs.size())
     throw Error(Error::Kind::Bind,
                 "program '" + program.name + "' has " + std::to_string(program.outputs.size()) +
                     " outputs; the call passed " + std::to_string(outputs.size()));
-  Shape shape = bindShape(program, inputs, outputs);
-  checkColumnRanges(*impl_->code, shape.cols);
+  PreparedCall call;
+  Shape shape = call.shape = bindShape(program, inputs, outputs);
+  checkColumnRanges(*impl.code, shape.cols);
   checkRowIndexRange(program, shape.rows);
 
   std::array<ByteRange, kMaxBuffers> outRanges{};
@@ -128,8 +138,8 @@ void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> o
                                            " overlap; outputs must not share memory");
   }
 
-  std::array<void *, kMaxBuffers> buffers{};
-  std::array<int64_t, kMaxBuffers> strides{};
+  std::array<void *, kMaxBuffers> &buffers = call.buffers;
+  std::array<int64_t, kMaxBuffers> &strides = call.strides;
   size_t n = 0;
   for (size_t i = 0; i < inputs.size(); ++i, ++n) {
     buffers[n] = inputs[i].data;
@@ -144,27 +154,61 @@ void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> o
     if (!partial)
       continue;
     // Safe path for a partial overlap (a write to row r may land in a later
-    // row of the input): the kernel reads a private copy of the whole input.
-    // Exact aliasing is left to the entry, which proves or guards it.
-    if (arena.staging.size() <= i)
-      arena.staging.resize(i + 1);
-    std::vector<float> &copy = arena.staging[i];
-    size_t bytes = in.end - in.begin;
-    if (copy.size() * sizeof(float) < bytes)
-      copy.resize(bytes / sizeof(float));
-    std::memcpy(copy.data(), inputs[i].data, bytes);
-    buffers[n] = copy.data();
+    // row of the input): the kernel reads a private copy of the whole input,
+    // taken at every call (stageInputs). Exact aliasing is left to the
+    // entry, which proves or guards it.
+    call.staged |= uint64_t{1} << i;
+    call.staged_bytes[i] = in.end - in.begin;
   }
   for (size_t i = 0; i < outputs.size(); ++i, ++n) {
     buffers[n] = outputs[i].data;
     strides[n] = outputs[i].stride();
   }
-
+  call.count = n;
   // Column ranges were checked above, so the public workspaceFloats() check
   // need not run again on every call.
-  int64_t wsFloats = lower::workspaceFloats(impl_->code->workspace, shape.cols);
+  call.workspace_floats = lower::workspaceFloats(impl.code->workspace, shape.cols);
+  return call;
+}
+
+namespace {
+
+// The per-call copies of partially overlapping inputs, in this thread's
+// arena; `buffers` gets the copies' addresses.
+void stageInputs(const PreparedCall &call, std::array<void *, kMaxBuffers> &buffers) {
+  for (size_t i = 0; i < call.count; ++i) {
+    if (!(call.staged >> i & 1))
+      continue;
+    if (arena.staging.size() <= i)
+      arena.staging.resize(i + 1);
+    std::vector<float> &copy = arena.staging[i];
+    size_t bytes = call.staged_bytes[i];
+    if (copy.size() * sizeof(float) < bytes)
+      copy.resize((bytes + sizeof(float) - 1) / sizeof(float));
+    std::memcpy(copy.data(), call.buffers[i], bytes);
+    buffers[i] = copy.data();
+  }
+}
+
+thread_local LastCall lastCall;
+
+} // namespace
+
+void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> outputs) const {
+  const PreparedCall *call = lastCall.find(impl_->serial, inputs, outputs);
+  if (!call)
+    call = &lastCall.remember(impl_->serial, inputs, outputs, prepareCall(*impl_, inputs, outputs));
+  Shape shape = call->shape;
+  void *const *buffers = call->buffers.data();
+  std::array<void *, kMaxBuffers> staged;
+  if (call->staged) {
+    std::copy(call->buffers.begin(), call->buffers.begin() + call->count, staged.begin());
+    stageInputs(*call, staged);
+    buffers = staged.data();
+  }
+  int64_t wsFloats = call->workspace_floats;
   float *workspace = wsFloats ? alignedWorkspace(arena.workspace, wsFloats) : nullptr;
-  LaunchArgs args{buffers.data(), strides.data(), shape.rows, shape.cols, workspace};
+  LaunchArgs args{buffers, call->strides.data(), shape.rows, shape.cols, workspace};
   runtime::launchRows(impl_->code->entry, args, wsFloats, impl_->options.block_rows,
                       runtime::requestedThreads(impl_->options), impl_->code->row_cost);
 }

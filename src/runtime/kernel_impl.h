@@ -47,7 +47,12 @@ struct CompiledCode {
   std::string pass_log;     // Kernel::dump("passes")
 };
 
+uint64_t nextSerial();
+
 struct Kernel::Impl {
+  // Names this kernel for run()'s last-call memory (runtime/binding.h);
+  // never reused in a process, unlike an address.
+  uint64_t serial = nextSerial();
   Program program;
   CompileOptions options;
   std::shared_ptr<const CompiledCode> code;

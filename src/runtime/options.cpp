@@ -47,6 +47,7 @@ const std::vector<BoolSwitch> &boolSwitches() {
         switches.push_back({capitals(field), member, changesCode});
     };
 #define LANEJIT_LOWERING_PASS(name, field, summary, call) add(#field, &CompileOptions::field, true);
+#define LANEJIT_CODEGEN_SWITCH(field, summary) add(#field, &CompileOptions::field, true);
 #define LANEJIT_SWITCH(field, summary) add(#field, &CompileOptions::field, false);
 #include "switches.def"
     return switches;

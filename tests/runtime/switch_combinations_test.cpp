@@ -47,6 +47,7 @@ constexpr Switch kSwitches[] = {
     {"branchless_tail", &CompileOptions::branchless_tail},
     {"flatten_rows", &CompileOptions::flatten_rows},
     {"fill_stores", &CompileOptions::fill_stores},
+    {"lean_llvm_pipeline", &CompileOptions::lean_llvm_pipeline},
 };
 constexpr int kSwitchCount = static_cast<int>(std::size(kSwitches));
 constexpr Inline kInlinePolicies[] = {Inline::CostRule, Inline::Always, Inline::Never};

@@ -191,8 +191,16 @@ CompileOptions CompileOptions::fromKey(const std::string &key) {
   };
   CompileOptions o;
   o.lanes = number("lanes");
+  // A key written before a switch existed lacks it: that compiler worked as
+  // with the switch off.
+  std::vector<std::string> absent; // ";NAME=0;" as o.key() will write it
   for (const BoolSwitch &s : boolSwitches())
     if (s.changes_code) {
+      if (!fields.count(s.name)) {
+        o.*s.field = false;
+        absent.push_back(";" + s.name + "=0;");
+        continue;
+      }
       std::string v = take(s.name);
       if (v != "0" && v != "1")
         throw bad(s.name + " is not 0 or 1");
@@ -217,7 +225,10 @@ CompileOptions CompileOptions::fromKey(const std::string &key) {
       o.disabled_passes.push_back(part);
   if (!fields.empty())
     throw bad("unknown field '" + fields.begin()->first + "'");
-  if (o.key() != canonical)
+  std::string expected = o.key();
+  for (const std::string &field : absent)
+    expected.replace(expected.find(field), field.size(), ";");
+  if (expected != canonical)
     throw bad("not in canonical form");
   return o;
 }

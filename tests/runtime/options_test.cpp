@@ -130,11 +130,23 @@ TEST(Options, TargetCpuFromTheEnvironmentAndKeysWithoutIt) {
 
 TEST(Options, FromKeyRejectsAnythingElse) {
   std::string key = CompileOptions().key();
-  for (const std::string &bad :
-       {std::string(""), key + "extra=1;", key.substr(0, key.size() / 2), std::string("lanes=x;"),
-        key + ";"}) {
+  for (const std::string &bad : {std::string(""), key + "extra=1;", key.substr(0, key.size() / 2),
+                                 std::string("lanes=x;"), key + ";"}) {
     EXPECT_THROW(CompileOptions::fromKey(bad), Error) << bad;
   }
+}
+
+TEST(CompileOptions, AKeyFromBeforeASwitchExistedReadsWithTheSwitchOff) {
+  // Bundles written by an older lanejit lack the switches added since.
+  CompileOptions o;
+  std::string key = o.key();
+  ASSERT_NE(key.find(";FLATTEN_ROWS=1;"), std::string::npos) << key;
+  std::string old = key;
+  old.replace(old.find(";FLATTEN_ROWS=1;"), 16, ";");
+  CompileOptions back = CompileOptions::fromKey(old);
+  EXPECT_FALSE(back.flatten_rows);
+  EXPECT_TRUE(back.fuse_outputs);
+  EXPECT_NE(back.key(), key);
 }
 
 } // namespace

@@ -45,16 +45,20 @@ struct CompileOptions {
   bool hoist_guards = true;
   // A reduction's tail packet joins the accumulator its columns belong to by
   // lane masks (a merge-masked add) instead of branching on which one it
-  // is. Off: a select per accumulator on the accumulator's number.
-  bool branchless_tail = true;
+  // is. Off: a select per accumulator on the accumulator's number. Off by
+  // default: it gained nothing measurable on LayerNorm/RMSNorm and leaves
+  // masked operations in innermost loops (tests/inspect/inspect_test.cpp).
+  bool branchless_tail = false;
   // An all-elementwise program (no reductions, row or column indices,
   // column vectors or slices) called with dense row tensors (row stride C)
   // runs each call's rows as one row of rows x C columns: one masked tail
   // per call instead of one per row. Off: row by row.
   bool flatten_rows = true;
   // Fills past a column bound (masked softmax's zeros) are vector stores
-  // in the kernel. Off: LLVM may turn them into a memset call per row.
-  bool fill_stores = true;
+  // in the kernel. Off: LLVM may turn them into a memset call per row. Off
+  // by default until it keeps innermost loops dense on AVX2 too (LLVM turns
+  // the fill loops of x86-64-v3 code into masked loops).
+  bool fill_stores = false;
   // Packet bodies: emitted as helper functions and inlined or called by a
   // cost rule (docs/architecture.md), or forced either way.
   enum class Inline { CostRule, Always, Never };

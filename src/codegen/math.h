@@ -7,15 +7,12 @@
 // MathTarget. Algorithms and measured errors: docs/math.md.
 #pragma once
 
+#include "codegen/target.h"
+
 #include <llvm/IR/IRBuilder.h>
 
 namespace lanejit::codegen {
 
-struct MathTarget {
-  // Use llvm.fma for the multiply-adds; otherwise fmul + fadd. Results differ
-  // between the two settings, but both stay within the documented bounds.
-  bool has_fma = false;
-};
 
 // e^x. Max error 1 ULP, denormal results gradual, overflow exactly as
 // correctly rounded expf.

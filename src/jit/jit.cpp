@@ -5,7 +5,6 @@
 
 #include <lanejit/error.h>
 
-#include <llvm/ExecutionEngine/Orc/IRTransformLayer.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ObjectTransformLayer.h>
 
@@ -15,7 +14,6 @@
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
-#include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -31,6 +29,25 @@ namespace {
   throw Error(Error::Kind::Compile, what + ": " + llvm::toString(std::move(error)));
 }
 
+// The one description of the machine code lanejit emits, for the JIT, its
+// optimiser and the dumps. One object for JIT and AOT: position-independent
+// small-model code links into a normal (PIE) executable, and the
+// stack-size section lets `lanejit inspect` read each function's frame from
+// the object itself.
+llvm::orc::JITTargetMachineBuilder machineBuilder(const std::string &cpu,
+                                                  const std::string &features) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::orc::JITTargetMachineBuilder machine{llvm::Triple(hostTarget().triple)};
+  machine.setCPU(cpu);
+  machine.addFeatures({features});
+  machine.setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
+  machine.setRelocationModel(llvm::Reloc::PIC_);
+  machine.setCodeModel(llvm::CodeModel::Small);
+  machine.getOptions().EmitStackSizeSection = true;
+  return machine;
+}
+
 class Jit {
 public:
   // Never destroyed: kernels held in static objects release their code
@@ -41,15 +58,19 @@ public:
   }
 
   LinkedCode add(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
-                 const std::string &entry, std::string *object) {
+                 const std::string &entry, const OptimizerSettings &settings,
+                 std::string *object) {
     std::lock_guard<std::mutex> lock(mutex_);
     lastObject_.clear();
     if (!jit_)
       throw Error(Error::Kind::Compile, "LLVM JIT unavailable: " + initError_);
-    bool timed = moduleFlag(*module, "lanejit.time_passes", 0) != 0;
+    bool timed = settings.time_passes;
     auto start = std::chrono::steady_clock::now();
     module->setDataLayout(jit_->getDataLayout());
     module->setTargetTriple(jit_->getTargetTriple().str());
+    // Under the lock: the machine's per-function subtargets are not
+    // thread-safe.
+    optimizeModule(*module, *optimizerMachine_, settings);
     llvm::orc::ThreadSafeModule tsm(std::move(module), std::move(context));
     // One tracker per kernel, so its code can be removed on its own.
     llvm::orc::ResourceTrackerSP tracker = jit_->getMainJITDylib().createResourceTracker();
@@ -62,7 +83,7 @@ public:
       llvm::consumeError(tracker->remove());
       fail("compiling kernel '" + entry + "'", symbol.takeError());
     }
-    // The lookup materialised the module on this thread, under the lock.
+    // The lookup emitted the module on this thread, under the lock.
     if (timed)
       std::fprintf(
           stderr, "; LLVM optimisation + code generation + linking of %s: %.3f ms\n", entry.c_str(),
@@ -122,19 +143,8 @@ private:
   };
 
   Jit() {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
     const HostTarget &host = hostTarget();
-    llvm::orc::JITTargetMachineBuilder machine{llvm::Triple(host.triple)};
-    machine.setCPU(host.cpu);
-    machine.addFeatures({host.features});
-    machine.setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
-    // One object for JIT and AOT: position-independent small-model code links
-    // into a normal (PIE) executable, and the stack-size section lets
-    // `lanejit inspect` read each function's frame from the object itself.
-    machine.setRelocationModel(llvm::Reloc::PIC_);
-    machine.setCodeModel(llvm::CodeModel::Small);
-    machine.getOptions().EmitStackSizeSection = true;
+    llvm::orc::JITTargetMachineBuilder machine = machineBuilder(host.cpu, host.features);
     auto optimizerMachine = machine.createTargetMachine();
     if (!optimizerMachine) {
       initError_ = llvm::toString(optimizerMachine.takeError());
@@ -157,13 +167,6 @@ private:
       initError_ = llvm::toString(std::move(err));
       return;
     }
-    // Optimisation is its own layer between IR and object emission.
-    jit_->getIRTransformLayer().setTransform(
-        [this](llvm::orc::ThreadSafeModule tsm, const llvm::orc::MaterializationResponsibility &)
-            -> llvm::Expected<llvm::orc::ThreadSafeModule> {
-          tsm.withModuleDo([this](llvm::Module &m) { optimizeModule(m, *optimizerMachine_); });
-          return tsm;
-        });
     // Keep a copy of each kernel's object as linked (see add()).
     jit_->getObjTransformLayer().setTransform(
         [this](std::unique_ptr<llvm::MemoryBuffer> object)
@@ -194,12 +197,12 @@ const std::vector<RuntimeSymbol> &runtimeSymbols() {
 
 LinkedCode addModuleAndLookup(std::unique_ptr<llvm::Module> module,
                               std::unique_ptr<llvm::LLVMContext> context, const std::string &entry,
-                              std::string *object) {
+                              const OptimizerSettings &settings, std::string *object) {
   std::string problems;
   llvm::raw_string_ostream out(problems);
   if (llvm::verifyModule(*module, &out))
     throw Error(Error::Kind::Compile, "internal: invalid LLVM IR for '" + entry + "': " + problems);
-  return Jit::instance().add(std::move(module), std::move(context), entry, object);
+  return Jit::instance().add(std::move(module), std::move(context), entry, settings, object);
 }
 
 LinkedCode addObjectAndLookup(const std::string &object, const std::string &entry) {
@@ -210,26 +213,20 @@ namespace {
 
 std::unique_ptr<llvm::TargetMachine> makeMachine(const std::string &cpu,
                                                  const std::string &features) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  std::string triple = hostTarget().triple, problem;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, problem);
-  if (!target)
-    throw Error(Error::Kind::Compile, "no LLVM target for " + triple + ": " + problem);
-  llvm::TargetOptions options; // as the JIT's machine (Jit())
-  options.EmitStackSizeSection = true;
-  return std::unique_ptr<llvm::TargetMachine>(
-      target->createTargetMachine(triple, cpu, features, options, llvm::Reloc::PIC_,
-                                  llvm::CodeModel::Small, llvm::CodeGenOpt::Aggressive));
+  auto machine = machineBuilder(cpu, features).createTargetMachine();
+  if (!machine)
+    fail("no LLVM target machine for " + cpu, machine.takeError());
+  return std::move(*machine);
 }
 
 } // namespace
 
-void optimizeForDump(llvm::Module &module, const std::string &cpu, const std::string &features) {
+void optimizeForDump(llvm::Module &module, const std::string &cpu, const std::string &features,
+                     const OptimizerSettings &settings) {
   auto machine = makeMachine(cpu, features);
   module.setDataLayout(machine->createDataLayout());
   module.setTargetTriple(hostTarget().triple);
-  optimizeModule(module, *machine);
+  optimizeModule(module, *machine, settings);
 }
 
 std::string emitAssembly(llvm::Module &module, const std::string &cpu,

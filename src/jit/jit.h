@@ -1,12 +1,13 @@
 // The process-wide ORC LLJIT that holds every compiled kernel.
 //
 // One LLJIT serves all kernels: target CPU and features travel as function
-// attributes, so kernels for different feature sets share it. Modules go
-// through an IRTransformLayer that runs the optimisation pipeline
-// (optimizer.h) before object emission. Adding is serialised by a mutex, so
+// attributes, so kernels for different feature sets share it. A module is
+// optimised (optimizer.h) with the settings it is added with, then emitted. Adding is serialised by a mutex, so
 // compile() may be called from any thread. LLVM errors come back as
 // lanejit::Error(Kind::Compile), never abort().
 #pragma once
+
+#include "jit/optimizer.h"
 
 #include <cstdint>
 #include <memory>
@@ -38,13 +39,12 @@ struct LinkedCode {
   std::shared_ptr<void> lifetime;
 };
 
-// Compiles `module` (which must define `entry`) and returns its address.
-// The optimiser's settings are read from the module's flags (optimizer.h).
-// With `object`, also returns a copy of the relocatable object the JIT
+// Optimises and compiles `module` (which must define `entry`) and returns
+// its address. With `object`, also returns a copy of the relocatable object the JIT
 // linked (what `lanejit inspect` reads and `lanejit aot` writes).
 LinkedCode addModuleAndLookup(std::unique_ptr<llvm::Module> module,
                               std::unique_ptr<llvm::LLVMContext> context, const std::string &entry,
-                              std::string *object = nullptr);
+                              const OptimizerSettings &settings, std::string *object = nullptr);
 
 // Links a relocatable object this JIT produced earlier (the persistent
 // cache's) and returns the address of `entry` in it. Each such object gets a
@@ -54,7 +54,8 @@ LinkedCode addObjectAndLookup(const std::string &object, const std::string &entr
 
 // For dumps: the same optimisation the JIT's transform layer applies, and
 // the assembly the JIT would link, for a module outside the JIT.
-void optimizeForDump(llvm::Module &module, const std::string &cpu, const std::string &features);
+void optimizeForDump(llvm::Module &module, const std::string &cpu, const std::string &features,
+                     const OptimizerSettings &settings);
 std::string emitAssembly(llvm::Module &module, const std::string &cpu, const std::string &features);
 
 } // namespace lanejit::jit

@@ -2,11 +2,12 @@
 
 #include "jit/split_long_blocks.h"
 
+#include <lanejit/error.h>
+
 #include <cstdlib>
 
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
-#include <llvm/IR/Constants.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassInstrumentation.h>
 #include <llvm/IR/PassManager.h>
@@ -50,21 +51,16 @@ llvm::FunctionPassManager leanPipeline() {
 
 } // namespace
 
-int moduleFlag(const llvm::Module &module, const char *name, int fallback) {
-  if (auto *flag = llvm::mdconst::extract_or_null<llvm::ConstantInt>(module.getModuleFlag(name)))
-    return static_cast<int>(flag->getZExtValue());
-  return fallback;
-}
-
-void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine) {
-  int optLevel = moduleFlag(module, "lanejit.opt_level", 2);
+void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine,
+                    const OptimizerSettings &settings) {
+  int optLevel = settings.opt_level;
   if (optLevel <= 0) {
     splitLongBlocks(module);
     return;
   }
   llvm::PassInstrumentationCallbacks instrumentation;
   llvm::TimePassesHandler timer(/*Enabled=*/true);
-  bool timed = moduleFlag(module, "lanejit.time_passes", 0) != 0;
+  bool timed = settings.time_passes;
   if (timed)
     timer.registerCallbacks(instrumentation);
   llvm::LoopAnalysisManager lam;
@@ -78,14 +74,15 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine) {
   builder.registerFunctionAnalyses(fam);
   builder.registerLoopAnalyses(lam);
   builder.crossRegisterProxies(lam, fam, cgam, mam);
-  if (moduleFlag(module, "lanejit.lean_pipeline", 0)) {
+  if (settings.lean_pipeline) {
     llvm::ModulePassManager mpm;
     // For experiments with the pipeline: LLVM's textual pipeline syntax
     // (opt -passes=...) replaces the lean one (docs/compile-time.md).
     const char *text = std::getenv("LANEJIT_LLVM_PASSES");
     if (text && *text) {
       if (llvm::Error e = builder.parsePassPipeline(mpm, text))
-        llvm::report_fatal_error(std::move(e), false);
+        throw Error(Error::Kind::Compile,
+                    "LANEJIT_LLVM_PASSES: " + llvm::toString(std::move(e)));
     } else {
       mpm.addPass(llvm::createModuleToFunctionPassAdaptor(leanPipeline()));
     }

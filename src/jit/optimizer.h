@@ -1,13 +1,6 @@
-// The LLVM optimisation pipeline (new pass manager) the JIT runs on every
-// kernel module, as its own ORC transform layer. Fast-math flags are never
-// added, so no pass may reassociate or contract.
-//
-// Settings travel with the module as flags (set by runtime/compile.cpp):
-//   "lanejit.opt_level"     0-3 (default 2);
-//   "lanejit.lean_pipeline" 1: the short pipeline chosen for lanejit's IR
-//                           (docs/architecture.md, "LLVM pipeline"), else
-//                           LLVM's default O<level> pipeline;
-//   "lanejit.time_passes"   1: print each LLVM pass's time to stderr.
+// The LLVM optimisation pipeline (new pass manager) run on every kernel
+// module before the JIT emits its object. Fast-math flags are never added,
+// so no pass may reassociate or contract.
 #pragma once
 
 namespace llvm {
@@ -17,9 +10,16 @@ class TargetMachine;
 
 namespace lanejit::jit {
 
-void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine);
+struct OptimizerSettings {
+  int opt_level = 2;          // 0-3; 0 runs no pass
+  bool lean_pipeline = false; // the short pipeline chosen for lanejit's IR
+                              // (docs/architecture.md, "LLVM pipeline"),
+                              // else LLVM's default O<opt_level> pipeline
+  bool time_passes = false;   // print each LLVM pass's time to stderr
+};
 
-// A module flag's integer value, or `fallback` when absent.
-int moduleFlag(const llvm::Module &module, const char *name, int fallback);
+// Throws Error(Kind::Compile) for a malformed LANEJIT_LLVM_PASSES.
+void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine,
+                    const OptimizerSettings &settings);
 
 } // namespace lanejit::jit

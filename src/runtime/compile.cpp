@@ -1,13 +1,12 @@
-// compile(): passes -> plan -> LLVM IR -> ORC, behind a kernel cache.
+// compile(): verify -> passes -> plan -> backend (LLVM, ORC), behind the
+// kernel cache and the persistent object cache.
 #include "runtime/kernel_impl.h"
 
 #include "runtime/kernel_cache.h"
 #include "runtime/persistent_cache.h"
 #include "runtime/report_builder.h"
 
-#include "codegen/emit_kernel.h"
-#include "jit/host_target.h"
-#include "jit/jit.h"
+#include "backend/backend.h"
 #include "lower/plan.h"
 #include "passes/pipeline.h"
 
@@ -15,11 +14,8 @@
 #include <lanejit/text.h>
 #include <lanejit/verify.h>
 
-#include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/Module.h>
-#include <llvm/Support/raw_ostream.h>
-
 #include <atomic>
+#include <optional>
 #include <chrono>
 #include <cstdio>
 #include <sstream>
@@ -27,7 +23,7 @@
 namespace lanejit {
 namespace {
 
-void checkOptions(const CompileOptions &o, const jit::HostTarget &target) {
+void checkOptions(const CompileOptions &o) {
   if (o.lanes != 0 && o.lanes != 4 && o.lanes != 8 && o.lanes != 16)
     throw Error(Error::Kind::Compile,
                 "lanes must be 4, 8 or 16 for f32 (or 0 for the widest), not " +
@@ -41,35 +37,26 @@ void checkOptions(const CompileOptions &o, const jit::HostTarget &target) {
 // Everything lowered for one compile, also used by Kernel::dump.
 struct Lowered {
   lower::KernelPlan plan;
-  codegen::CodegenTarget target;
+  backend::Target target;
   std::vector<passes::PassRecord> passes;
 };
 
 Lowered lowerProgram(const Program &program, const CompileOptions &options) {
-  jit::HostTarget host = jit::targetFor(options.target_cpu, options.target_features);
-  checkOptions(options, host);
+  backend::Target target = backend::resolveTarget(options.target_cpu, options.target_features);
+  checkOptions(options);
   verifyOrThrow(program);
   if (program.inputs.size() + program.outputs.size() > kMaxBuffers)
     throw Error(Error::Kind::Compile, "a program may have at most " + std::to_string(kMaxBuffers) +
                                           " inputs and outputs");
   Lowered l;
-  int lanes = options.lanes ? options.lanes : host.maxLanes();
+  int lanes = options.lanes ? options.lanes : target.max_lanes;
   l.plan = passes::runPipeline(program, options, lanes, &l.passes);
-  l.target = {host.cpu, host.features, codegen::MathTarget{host.fma}};
+  l.target = std::move(target);
   return l;
 }
 
-std::unique_ptr<llvm::Module> emitModule(const Lowered &l, llvm::LLVMContext &ctx,
-                                         const std::string &entry, const CompileOptions &options,
-                                         codegen::CodegenCounts *counts) {
-  auto module = std::make_unique<llvm::Module>(entry, ctx);
-  // The optimiser's settings (jit/optimizer.h).
-  module->addModuleFlag(llvm::Module::Warning, "lanejit.opt_level", options.opt_level);
-  module->addModuleFlag(llvm::Module::Warning, "lanejit.lean_pipeline",
-                        options.lean_llvm_pipeline ? 1 : 0);
-  module->addModuleFlag(llvm::Module::Warning, "lanejit.time_passes", options.time_passes ? 1 : 0);
-  codegen::emitKernel(l.plan, *module, l.target, entry, counts);
-  return module;
+jit::OptimizerSettings optimizerSettings(const CompileOptions &options) {
+  return {options.opt_level, options.lean_llvm_pipeline, options.time_passes};
 }
 
 std::string entryName(const Program &program) {
@@ -157,33 +144,28 @@ bool countsFromText(const std::string &text, codegen::CodegenCounts &counts) {
 // (persistent_cache.h), or "" to bypass the cache (timing LLVM's passes
 // needs LLVM to run).
 std::string persistentKey(const Program &program, const CompileOptions &options,
-                          const codegen::CodegenTarget &target) {
+                          const backend::Target &target) {
   if (options.time_passes)
     return {};
   return persistent::buildIdentity() + "\n" + print(program) + "\n" + options.key() +
-         "\ncpu=" + target.cpu + "\nfeatures=" + target.features;
+         "\ncpu=" + target.codegen.cpu + "\nfeatures=" + target.codegen.features;
 }
 
 // Links the persistent cache's object for `key` into `code`; false when
 // there is none or it cannot be used (then the caller compiles, and its
 // store replaces the entry).
-bool linkFromDisk(const std::string &key, CompiledCode &code, codegen::CodegenCounts &counts) {
+std::optional<backend::Native> linkFromDisk(const std::string &key) {
   if (key.empty())
-    return false;
+    return std::nullopt;
   std::optional<persistent::Entry> entry = persistent::load(key);
+  codegen::CodegenCounts counts;
   if (!entry || !countsFromText(entry->counts, counts))
-    return false;
+    return std::nullopt;
   try {
-    jit::LinkedCode linked = jit::addObjectAndLookup(entry->object, entry->entry_symbol);
-    code.entry = reinterpret_cast<NativeEntry>(linked.entry);
-    code.code_lifetime = std::move(linked.lifetime);
+    return backend::link(entry->object, entry->entry_symbol, counts);
   } catch (const Error &) {
-    counts = {};
-    return false;
+    return std::nullopt;
   }
-  code.entry_symbol = std::move(entry->entry_symbol);
-  code.object = std::move(entry->object);
-  return true;
 }
 
 std::shared_ptr<const CompiledCode> build(const Program &program, const CompileOptions &options) {
@@ -195,33 +177,31 @@ std::shared_ptr<const CompiledCode> build(const Program &program, const CompileO
   code->dims = dimsUsed(program);
   code->workspace = l.plan.workspaceSlots();
   code->row_cost = runtime::rowCostOf(l.plan);
-  codegen::CodegenCounts counts;
   std::string diskKey = persistentKey(program, options, l.target);
-  bool fromDisk = linkFromDisk(diskKey, *code, counts);
+  std::optional<backend::Native> native = linkFromDisk(diskKey);
+  bool fromDisk = native.has_value();
   if (!fromDisk) {
-    auto ctx = std::make_unique<llvm::LLVMContext>();
-    std::string entry = entryName(program);
-    auto module = emitModule(l, *ctx, entry, options, &counts);
-    jit::LinkedCode linked =
-        jit::addModuleAndLookup(std::move(module), std::move(ctx), entry, &code->object);
-    code->entry = reinterpret_cast<NativeEntry>(linked.entry);
-    code->code_lifetime = std::move(linked.lifetime);
-    code->entry_symbol = entry;
+    native = backend::compile(l.plan, l.target, optimizerSettings(options), entryName(program));
     if (!diskKey.empty())
-      persistent::store(diskKey, {entry, countsText(counts), code->object});
+      persistent::store(diskKey, {native->symbol, countsText(native->counts), native->object});
   }
-  if (std::vector<std::string> missing = jit::featuresMissingOnHost(l.target.features);
+  code->entry = native->entry;
+  code->code_lifetime = std::move(native->lifetime);
+  code->entry_symbol = std::move(native->symbol);
+  code->object = std::move(native->object);
+  if (std::vector<std::string> missing = backend::featuresMissingOnHost(l.target);
       !missing.empty()) {
-    code->cannot_run_here = "kernel '" + program.name + "' was compiled for " + l.target.cpu +
+    code->cannot_run_here = "kernel '" + program.name + "' was compiled for " +
+                            l.target.codegen.cpu +
                             " with CPU features this machine lacks (";
     for (size_t i = 0; i < missing.size(); ++i)
       code->cannot_run_here += (i ? ", " : "") + missing[i];
     code->cannot_run_here += "); it can be inspected or written with `lanejit aot`, not run here";
   }
   code->pass_log = passLog(program, l.passes);
-  CompileReport &r = code->report = buildReport(l.plan, l.passes, counts);
-  r.cpu = l.target.cpu;
-  r.features = l.target.features;
+  CompileReport &r = code->report = buildReport(l.plan, l.passes, native->counts);
+  r.cpu = l.target.codegen.cpu;
+  r.features = l.target.codegen.features;
   r.disk_cache_hit = fromDisk;
   r.compile_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -270,18 +250,10 @@ std::string Kernel::dump(const std::string &stage) const {
   if (stage != "llvm" && stage != "llvm-unoptimized" && stage != "asm")
     throw Error(Error::Kind::Compile, "unknown dump stage '" + stage +
                                           "' (passes, ir, plan, llvm-unoptimized, llvm, asm)");
-  // Re-lower into a private context: the JIT's module is gone after linking.
+  // Lowered again: the JIT keeps no module after linking.
   Lowered l = lowerProgram(impl_->program, impl_->options);
-  llvm::LLVMContext ctx;
-  auto module = emitModule(l, ctx, "lanejit_" + impl_->program.name, impl_->options, nullptr);
-  if (stage != "llvm-unoptimized")
-    jit::optimizeForDump(*module, l.target.cpu, l.target.features);
-  if (stage == "asm")
-    return jit::emitAssembly(*module, l.target.cpu, l.target.features);
-  std::string text;
-  llvm::raw_string_ostream out(text);
-  module->print(out, nullptr);
-  return text;
+  return backend::dump(l.plan, l.target, optimizerSettings(impl_->options),
+                       "lanejit_" + impl_->program.name, stage);
 }
 
 } // namespace lanejit

@@ -2,7 +2,7 @@
 // what codegen emitted.
 #pragma once
 
-#include "codegen/emit_packet.h"
+#include "codegen/target.h"
 #include "lower/plan.h"
 #include "passes/pipeline.h"
 

@@ -233,7 +233,7 @@ TEST(KernelRun, UnknownDisabledPassIsAnError) {
     compile(library::swiglu(), o);
     ADD_FAILURE() << "unknown pass accepted";
   } catch (const Error &e) {
-    EXPECT_NE(std::string(e.what()).find("no program pass 'fuse-everything'"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("no pass 'fuse-everything'"), std::string::npos)
         << e.what();
   }
 }

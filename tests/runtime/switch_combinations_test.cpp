@@ -62,7 +62,7 @@ const char *inlineName(Inline policy) {
   return "?";
 }
 
-// "W=8 inline=never off:{fuse_outputs,hoist_guards}"; "off:{}" is the defaults.
+// "W=8 inline=never off:{fuse_outputs,hoist_guards}".
 std::string describe(const CompileOptions &o) {
   std::ostringstream s;
   s << "W=" << o.lanes << " inline=" << inlineName(o.inline_packet_bodies) << " off:{";
@@ -77,16 +77,20 @@ std::string describe(const CompileOptions &o) {
 }
 
 // Factor 0 is the inlining policy, factor 1 + i switch i; level 0 is the
-// default (the cost rule; switch on).
+// default (the cost rule; the switch's default), level 1 the other value.
 std::vector<int> factorLevels() {
   std::vector<int> levels{static_cast<int>(std::size(kInlinePolicies))};
   levels.resize(1 + kSwitchCount, 2);
   return levels;
 }
 
+bool switchDefault(int i) { return CompileOptions().*kSwitches[i].field; }
+
 std::vector<test::CoveringRow> coveringRows() {
-  test::CoveringRow defaults(1 + kSwitchCount, 0), allOff(1 + kSwitchCount, 1);
+  test::CoveringRow defaults(1 + kSwitchCount, 0), allOff(1 + kSwitchCount, 0);
   allOff[0] = 2; // inline never
+  for (int i = 0; i < kSwitchCount; ++i)
+    allOff[1 + i] = switchDefault(i) ? 1 : 0;
   return test::coveringArray(factorLevels(), 3, {defaults, allOff});
 }
 
@@ -99,7 +103,7 @@ std::vector<CompileOptions> configurationsAt(int lanes) {
     o.lanes = lanes;
     o.inline_packet_bodies = kInlinePolicies[row[0]];
     for (int i = 0; i < kSwitchCount; ++i)
-      o.*kSwitches[i].field = row[1 + i] == 0;
+      o.*kSwitches[i].field = (row[1 + i] == 0) == switchDefault(i);
     configs.push_back(o);
   }
   return configs;
@@ -130,7 +134,7 @@ TEST(SwitchConfigurations, CoverEveryThreeFactorsAndAreDistinct) {
   // Distinct cache keys: no configuration silently reuses another's code.
   EXPECT_EQ(keys.size(), configs.size());
   EXPECT_EQ(descriptions.size(), configs.size());
-  EXPECT_EQ(describe(configs[0]), "W=4 inline=cost-rule off:{}");
+  EXPECT_EQ(describe(configs[0]), describe(baseline()));
   EXPECT_EQ(configs[0].key(), baseline().key());
 }
 

@@ -1,0 +1,72 @@
+#include "backend/backend.h"
+
+#include "codegen/emit_kernel.h"
+#include "jit/host_target.h"
+#include "jit/jit.h"
+
+#include <lanejit/error.h>
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/raw_ostream.h>
+
+namespace lanejit::backend {
+namespace {
+
+std::unique_ptr<llvm::Module> emitModule(const lower::KernelPlan &plan, const Target &target,
+                                         llvm::LLVMContext &context, const std::string &symbol,
+                                         codegen::CodegenCounts *counts) {
+  auto module = std::make_unique<llvm::Module>(symbol, context);
+  codegen::emitKernel(plan, *module, target.codegen, symbol, counts);
+  return module;
+}
+
+} // namespace
+
+Target resolveTarget(const std::string &cpu, const std::string &feature_overrides) {
+  jit::HostTarget host = jit::targetFor(cpu, feature_overrides);
+  return {{host.cpu, host.features, codegen::MathTarget{host.fma}}, host.maxLanes()};
+}
+
+std::vector<std::string> featuresMissingOnHost(const Target &target) {
+  return jit::featuresMissingOnHost(target.codegen.features);
+}
+
+Native compile(const lower::KernelPlan &plan, const Target &target,
+               const jit::OptimizerSettings &settings, const std::string &symbol) {
+  Native native;
+  auto context = std::make_unique<llvm::LLVMContext>();
+  auto module = emitModule(plan, target, *context, symbol, &native.counts);
+  jit::LinkedCode linked = jit::addModuleAndLookup(std::move(module), std::move(context), symbol,
+                                                   settings, &native.object);
+  native.entry = reinterpret_cast<NativeEntry>(linked.entry);
+  native.lifetime = std::move(linked.lifetime);
+  native.symbol = symbol;
+  return native;
+}
+
+Native link(const std::string &object, const std::string &symbol,
+            const codegen::CodegenCounts &counts) {
+  jit::LinkedCode linked = jit::addObjectAndLookup(object, symbol);
+  return {reinterpret_cast<NativeEntry>(linked.entry), std::move(linked.lifetime), object, symbol,
+          counts};
+}
+
+std::string dump(const lower::KernelPlan &plan, const Target &target,
+                 const jit::OptimizerSettings &settings, const std::string &symbol,
+                 const std::string &stage) {
+  // A private context: the JIT's module is gone after linking.
+  llvm::LLVMContext context;
+  auto module = emitModule(plan, target, context, symbol, nullptr);
+  const codegen::CodegenTarget &t = target.codegen;
+  if (stage != "llvm-unoptimized")
+    jit::optimizeForDump(*module, t.cpu, t.features, settings);
+  if (stage == "asm")
+    return jit::emitAssembly(*module, t.cpu, t.features);
+  std::string text;
+  llvm::raw_string_ostream out(text);
+  module->print(out, nullptr);
+  return text;
+}
+
+} // namespace lanejit::backend

@@ -1,0 +1,60 @@
+// The backend: from a finished KernelPlan to native code in this process.
+// The one place that knows LLVM — module construction, codegen
+// (src/codegen), the optimiser and ORC (src/jit) — behind plain types, so
+// the runtime drives it without an LLVM or codegen header:
+//
+//   Target t = backend::resolveTarget(cpu, features);
+//   Native n = backend::compile(plan, t.codegen, settings, "lanejit_rope_0");
+//   n.entry(&args, 0, rows);
+#pragma once
+
+#include "codegen/target.h"
+#include "jit/optimizer.h"
+#include "lower/plan.h"
+
+#include <lanejit/kernel.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace lanejit::backend {
+
+// The machine code is compiled for: the host, or a named LLVM CPU, with
+// feature overrides (CompileOptions::target_cpu / target_features).
+struct Target {
+  codegen::CodegenTarget codegen;
+  int max_lanes = 4; // the widest packet its features allow
+};
+// Throws Error(Kind::Compile) for a CPU name LLVM does not know.
+Target resolveTarget(const std::string &cpu, const std::string &feature_overrides);
+// The features `target` uses that this machine lacks (its code would fault
+// here with an illegal instruction); empty when it can run here.
+std::vector<std::string> featuresMissingOnHost(const Target &target);
+
+// A kernel linked into the process. The code stays mapped while any copy
+// of `lifetime` lives.
+struct Native {
+  NativeEntry entry = nullptr;
+  std::shared_ptr<void> lifetime;
+  std::string object; // the relocatable object as linked (inspect, aot)
+  std::string symbol; // the entry's name in it
+  codegen::CodegenCounts counts;
+};
+
+// Emits `plan` as the entry `symbol`, optimises it with `settings` and
+// links it. Throws Error(Kind::Compile) on any LLVM failure.
+Native compile(const lower::KernelPlan &plan, const Target &target,
+               const jit::OptimizerSettings &settings, const std::string &symbol);
+// Links an object compile() produced earlier (the persistent cache's); the
+// counts are the ones compile() reported for it.
+Native link(const std::string &object, const std::string &symbol,
+            const codegen::CodegenCounts &counts);
+
+// The textual stages of compile(), for `lanejit dump`: "llvm-unoptimized",
+// "llvm" (after the optimiser) and "asm".
+std::string dump(const lower::KernelPlan &plan, const Target &target,
+                 const jit::OptimizerSettings &settings, const std::string &symbol,
+                 const std::string &stage);
+
+} // namespace lanejit::backend

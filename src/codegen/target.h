@@ -1,0 +1,37 @@
+// What codegen is told about the machine and what it reports back: plain
+// data, no LLVM, so the runtime and the compile report can name them
+// without reaching into codegen.
+#pragma once
+
+#include <string>
+
+namespace lanejit::codegen {
+
+struct MathTarget {
+  // Use llvm.fma for the multiply-adds; otherwise fmul + fadd. Results differ
+  // between the two settings, but both stay within the documented bounds.
+  bool has_fma = false;
+};
+
+struct CodegenTarget {
+  std::string cpu;
+  std::string features;
+  MathTarget math;
+};
+
+// What codegen emitted, for the compile report. Body counts are copies in
+// the emitted code: a helper counts once however many sites call it.
+struct CodegenCounts {
+  int dense_bodies = 0;                          // bodies with the constant all-on mask
+  int masked_bodies = 0;                         // bodies with a run-time lane mask
+  int helper_functions = 0;                      // bodies emitted as helper functions
+  int helper_calls = 0;                          // call sites of those helpers
+  int loads = 0, stores = 0;                     // plain vector loads/stores
+  int masked_loads = 0, masked_stores = 0;       // masked vector loads/stores
+  int workspace_loads = 0, workspace_stores = 0; // of materialized values (included above)
+  int math_expansions = 0;                       // inline exp/log/tanh/sigmoid/erf/rsqrt expansions
+  int guards = 0;                                // address comparisons of alias guards
+  int guards_hoisted = 0;                        // of those, evaluated once per entry call
+};
+
+} // namespace lanejit::codegen

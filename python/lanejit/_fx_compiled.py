@@ -12,7 +12,8 @@ tensors, an untraceable function) run the original code, and the reason is
 kept for explain().
 
 In front of all that sits the fast guard: a dict keyed by grad mode and,
-per argument, (shape, dtype, is_cpu, requires_grad, is_contiguous()) maps
+per argument, shape, dtype, is_cpu, is_contiguous() and (in grad mode)
+requires_grad maps
 a key seen before to what its call runs (the kernel itself when
 _fx_direct applies, else the specialization's forward), so a repeated call
 costs one tuple, one dict lookup and the kernel call. Calls with keyword or
@@ -31,6 +32,8 @@ from ._fx_partition import drop_data_movers, mask_edge, partition, probe, record
 from ._fx_rewrite import kernel_call, rewrite
 
 TOLERANCE = 5e-5
+_Tensor = torch.Tensor
+_grad_enabled = torch.is_grad_enabled
 
 
 class CheckError(AssertionError):
@@ -175,24 +178,23 @@ class Compiled:
             self.cache[key] = spec
         return spec, None
 
-    def _fast_key(self, args):
-        grad = torch.is_grad_enabled()
-        if (grad and self._params) or self.check:
-            return None
-        key = [grad]
-        for a in args:
-            if not isinstance(a, torch.Tensor):
-                return None
-            key.append((a.shape, a.dtype, a.is_cpu, a.requires_grad, a.is_contiguous()))
-        return tuple(key)
-
     def __call__(self, *args, **kwargs):
-        key = None if kwargs else self._fast_key(args)
-        if key is not None:
-            hit = self._fast.get(key)
-            if hit is not None:
-                self.last = hit[0]
-                return hit[1](*args)
+        # The fast guard, inlined: every attribute read here is ~35-60 ns.
+        key = None
+        grad = _grad_enabled()
+        if not (kwargs or self.check or (grad and self._params)):
+            key = (grad,)
+            for a in args:
+                if type(a) is not _Tensor and not isinstance(a, _Tensor):
+                    key = None
+                    break
+                # requires_grad only matters under grad mode (short-circuit)
+                key += (a.shape, a.dtype, a.is_cpu, a.is_contiguous(), grad and a.requires_grad)
+            if key is not None:
+                hit = self._fast.get(key)
+                if hit is not None:
+                    self.last = hit[0]
+                    return hit[1](*args)
         spec, reason = self.specialization(args, kwargs)
         self.last = (spec, reason)
         if spec is None:

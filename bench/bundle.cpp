@@ -2,8 +2,8 @@
 #include "bundle.h"
 
 #include "report.h"
-#include "sha256.h"
 
+#include "io/sha256.h"
 #include "io/staged_files.h"
 
 #include <lanejit/check.h>
@@ -160,7 +160,7 @@ void writeBundle(const BenchRecord &record, const fs::path &dir) {
   ordered_json hashes = ordered_json::object();
   for (const std::string &file : files)
     if (file != "bundle.json")
-      hashes[file] = sha256File((dir / file).string());
+      hashes[file] = io::sha256File((dir / file).string());
   j["files"] = hashes;
   writeText(dir / "bundle.json", j.dump(1) + "\n");
 }

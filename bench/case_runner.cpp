@@ -1,11 +1,11 @@
 // Running one case (bench/case_runner.h).
 #include "case_runner.h"
 
-#include "npy.h"
+#include "io/sha256.h"
 #include "io/staged_files.h"
+#include "npy.h"
 #include "oracle.h"
 #include "orders.h"
-#include "sha256.h"
 
 #include <lanejit/error.h>
 #include <lanejit/text.h>
@@ -47,7 +47,7 @@ bool guardsIntact(const check::Case &c) {
 
 std::string outputSha256(const check::Case &c) {
   const check::GuardedBuffer &out = c.outputs.at(0);
-  return sha256Hex(out.data(), static_cast<size_t>(out.elements()) * sizeof(float));
+  return io::sha256Hex(out.data(), static_cast<size_t>(out.elements()) * sizeof(float));
 }
 
 // Writes programs/<id>.lj and inputs/<id>/<name>.npy; fills their records.

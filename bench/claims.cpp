@@ -30,31 +30,49 @@ bool allFusionOff(const CompileOptions &o) {
 const ClaimRule kRules[] = {
     // A packet is the W the variant asked for.
     {[](const ClaimContext &) { return true; },
-     [](const ClaimContext &c) { return Claim{"lanes", "==", c.lanes}; }},
+     [](const ClaimContext &c) {
+       return Claim{"lanes", "==", c.lanes};
+     }},
     // Specialization off: every packet runs the masked body.
     {[](const ClaimContext &c) { return !c.options.specialize_full_packets; },
-     [](const ClaimContext &) { return Claim{"specialized_bodies", "==", 0}; }},
+     [](const ClaimContext &) {
+       return Claim{"specialized_bodies", "==", 0};
+     }},
     // Specialization on and at least one full packet: a dense body exists.
     {[](const ClaimContext &c) { return c.options.specialize_full_packets && c.cols >= c.lanes; },
-     [](const ClaimContext &) { return Claim{"specialized_bodies", ">", 0}; }},
+     [](const ClaimContext &) {
+       return Claim{"specialized_bodies", ">", 0};
+     }},
     // Pointwise and reduction fusion on: no intermediate goes to memory.
     {[](const ClaimContext &c) { return c.options.fuse_pointwise && c.options.fuse_reductions; },
-     [](const ClaimContext &) { return Claim{"materialized_buffers", "==", 0}; }},
+     [](const ClaimContext &) {
+       return Claim{"materialized_buffers", "==", 0};
+     }},
     // Every fusion off: no traversal computes two things in one pass.
     {[](const ClaimContext &c) { return allFusionOff(c.options); },
-     [](const ClaimContext &) { return Claim{"fused_regions", "==", 0}; }},
+     [](const ClaimContext &) {
+       return Claim{"fused_regions", "==", 0};
+     }},
     {[](const ClaimContext &c) { return !c.options.bound_masked_columns; },
-     [](const ClaimContext &) { return Claim{"bounded_traversals", "==", 0}; }},
+     [](const ClaimContext &) {
+       return Claim{"bounded_traversals", "==", 0};
+     }},
     {[](const ClaimContext &c) { return !c.options.hoist_guards; },
-     [](const ClaimContext &) { return Claim{"guards_hoisted", "==", 0}; }},
+     [](const ClaimContext &) {
+       return Claim{"guards_hoisted", "==", 0};
+     }},
     {[](const ClaimContext &c) {
        return c.options.inline_packet_bodies == CompileOptions::Inline::Never;
      },
-     [](const ClaimContext &) { return Claim{"inlined_bodies", "==", 0}; }},
+     [](const ClaimContext &) {
+       return Claim{"inlined_bodies", "==", 0};
+     }},
     {[](const ClaimContext &c) {
        return c.options.inline_packet_bodies == CompileOptions::Inline::Always;
      },
-     [](const ClaimContext &) { return Claim{"helper_functions", "==", 0}; }},
+     [](const ClaimContext &) {
+       return Claim{"helper_functions", "==", 0};
+     }},
 };
 
 } // namespace

@@ -1,6 +1,7 @@
 #include "jit/jit.h"
 
 #include "jit/host_target.h"
+#include "jit/machine.h"
 #include "jit/optimizer.h"
 
 #include <lanejit/error.h>
@@ -29,25 +30,6 @@ namespace {
   throw Error(Error::Kind::Compile, what + ": " + llvm::toString(std::move(error)));
 }
 
-// The one description of the machine code lanejit emits, for the JIT, its
-// optimiser and the dumps. One object for JIT and AOT: position-independent
-// small-model code links into a normal (PIE) executable, and the
-// stack-size section lets `lanejit inspect` read each function's frame from
-// the object itself.
-llvm::orc::JITTargetMachineBuilder machineBuilder(const std::string &cpu,
-                                                  const std::string &features) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  llvm::orc::JITTargetMachineBuilder machine{llvm::Triple(hostTarget().triple)};
-  machine.setCPU(cpu);
-  machine.addFeatures({features});
-  machine.setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
-  machine.setRelocationModel(llvm::Reloc::PIC_);
-  machine.setCodeModel(llvm::CodeModel::Small);
-  machine.getOptions().EmitStackSizeSection = true;
-  return machine;
-}
-
 class Jit {
 public:
   // Never destroyed: kernels held in static objects release their code
@@ -58,8 +40,7 @@ public:
   }
 
   LinkedCode add(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
-                 const std::string &entry, const OptimizerSettings &settings,
-                 std::string *object) {
+                 const std::string &entry, const OptimizerSettings &settings, std::string *object) {
     std::lock_guard<std::mutex> lock(mutex_);
     lastObject_.clear();
     if (!jit_)
@@ -185,6 +166,23 @@ private:
 };
 
 } // namespace
+
+// One object for JIT and AOT: position-independent small-model code links
+// into a normal (PIE) executable, and the stack-size section lets `lanejit
+// inspect` read each function's frame from the object itself.
+llvm::orc::JITTargetMachineBuilder machineBuilder(const std::string &cpu,
+                                                  const std::string &features) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::orc::JITTargetMachineBuilder machine{llvm::Triple(hostTarget().triple)};
+  machine.setCPU(cpu);
+  machine.addFeatures({features});
+  machine.setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
+  machine.setRelocationModel(llvm::Reloc::PIC_);
+  machine.setCodeModel(llvm::CodeModel::Small);
+  machine.getOptions().EmitStackSizeSection = true;
+  return machine;
+}
 
 const std::vector<RuntimeSymbol> &runtimeSymbols() {
   static const std::vector<RuntimeSymbol> symbols = {

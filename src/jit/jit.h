@@ -52,7 +52,7 @@ LinkedCode addModuleAndLookup(std::unique_ptr<llvm::Module> module,
 // kernel's. Throws Error(Kind::Compile) when the object cannot be linked.
 LinkedCode addObjectAndLookup(const std::string &object, const std::string &entry);
 
-// For dumps: the same optimisation the JIT's transform layer applies, and
+// For dumps: the same optimisation the JIT applies, and
 // the assembly the JIT would link, for a module outside the JIT.
 void optimizeForDump(llvm::Module &module, const std::string &cpu, const std::string &features,
                      const OptimizerSettings &settings);

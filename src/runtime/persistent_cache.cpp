@@ -1,8 +1,8 @@
 #include "runtime/persistent_cache.h"
 
-#include <llvm/Config/llvm-config.h>
+#include "io/sha256.h"
 
-#include <openssl/evp.h>
+#include <llvm/Config/llvm-config.h> // LLVM_VERSION_STRING, part of the build identity
 
 #include <atomic>
 #include <cstdlib>
@@ -20,20 +20,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char *kMagic = "lanejit-object-cache 1\n";
-
-std::string sha256Hex(const std::string &bytes) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  if (!EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr))
-    return {};
-  static const char *hex = "0123456789abcdef";
-  std::string text;
-  for (unsigned int i = 0; i < length; ++i) {
-    text += hex[digest[i] >> 4];
-    text += hex[digest[i] & 15];
-  }
-  return text;
-}
 
 const char *env(const char *name) {
   const char *v = std::getenv(name);
@@ -74,7 +60,7 @@ bool takeField(const std::string &in, size_t &at, std::string &field) {
 }
 
 fs::path fileFor(const std::string &dir, const std::string &key) {
-  return fs::path(dir) / (sha256Hex(key) + ".o.cache");
+  return fs::path(dir) / (io::sha256Hex(key.data(), key.size()) + ".o.cache");
 }
 
 } // namespace
@@ -123,7 +109,7 @@ std::optional<Entry> load(const std::string &key) {
       file[digestEnd] != '\n')
     return std::nullopt;
   std::string payload = file.substr(digestEnd + 1);
-  if (file.compare(magic.size(), 64, sha256Hex(payload)) != 0)
+  if (file.compare(magic.size(), 64, io::sha256Hex(payload.data(), payload.size())) != 0)
     return std::nullopt;
   Entry e;
   std::string storedKey;
@@ -157,7 +143,7 @@ void store(const std::string &key, const Entry &entry) {
   temporary += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(serial++);
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << kMagic << sha256Hex(payload) << '\n' << payload;
+    out << kMagic << io::sha256Hex(payload.data(), payload.size()) << '\n' << payload;
     if (!out.flush()) {
       fs::remove(temporary, ec);
       return;

@@ -9,6 +9,9 @@
 
 #include <gtest/gtest.h>
 
+#include "jit/host_target.h"
+#include "jit/machine.h"
+
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/IntrinsicInst.h>
@@ -35,29 +38,16 @@ namespace {
 using Emitter = llvm::Value *(*)(llvm::IRBuilder<> &, llvm::Value *, const MathTarget &);
 using Kernel = void (*)(const float *, float *, int64_t);
 
-// Host CPU features as LLVM spells them ("+avx2", ...).
-std::vector<std::string> hostFeatures() {
-  llvm::StringMap<bool> raw;
-  std::vector<std::string> out;
-  if (llvm::sys::getHostCPUFeatures(raw))
-    for (auto &f : raw)
-      out.push_back((f.second ? "+" : "-") + f.first().str());
-  return out;
-}
-
+// Whether the host has an LLVM feature ("fma", "avx512f", ...).
 bool hostHas(const char *feature) {
   llvm::StringMap<bool> raw;
   return llvm::sys::getHostCPUFeatures(raw) && raw.lookup(feature);
 }
 
+// The machine lanejit's own JIT uses for the host (jit/machine.h).
 llvm::orc::JITTargetMachineBuilder hostMachine() {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  llvm::orc::JITTargetMachineBuilder jtmb{llvm::Triple(llvm::sys::getProcessTriple())};
-  jtmb.setCPU(llvm::sys::getHostCPUName().str());
-  jtmb.addFeatures(hostFeatures());
-  jtmb.setCodeGenOptLevel(llvm::CodeGenOpt::Default);
-  return jtmb;
+  const jit::HostTarget &host = jit::hostTarget();
+  return jit::machineBuilder(host.cpu, host.features);
 }
 
 // Emits f(in, out, n): out[i..i+W) = emit(in[i..i+W)) for i = 0, W, ... < n.

@@ -1,23 +1,8 @@
-// Lowering passes that choose code shape, not schedule: full-packet
-// specialization, guard placement and the inlining policy.
+// choose-inlining: packet bodies inlined into the row loop or emitted as
+// helper functions, by the cost rule (lowering_passes.h) or forced.
 #include "lower/lowering_passes.h"
 
 namespace lanejit::lower {
-
-LoweringResult specializeFullPackets(KernelPlan &plan) {
-  for (Traversal &t : plan.traversals)
-    t.full = PacketKind::Dense;
-  return {!plan.traversals.empty(), std::to_string(plan.traversals.size()) +
-                                        " traversals run full packets with the all-on mask"};
-}
-
-LoweringResult hoistGuards(KernelPlan &plan) {
-  // A guard reads buffer addresses and row strides: launch-uniform values
-  // (the uniformity analysis's Launch scope), fixed for the whole call.
-  plan.hoist_guards = true;
-  size_t n = plan.guardedInputs().size();
-  return {n > 0, std::to_string(n) + " alias guards evaluated once per entry call"};
-}
 
 namespace {
 
@@ -32,7 +17,7 @@ int bodyCost(const KernelPlan &plan, const Traversal &t) {
     UnaryOp op = e->unaryOp();
     if (op == UnaryOp::Exp || op == UnaryOp::Log || op == UnaryOp::Sigmoid)
       cost += 30;
-    else if (op == UnaryOp::Tanh)
+    else if (op == UnaryOp::Tanh || op == UnaryOp::Erf)
       cost += 40;
   }
   return cost;

@@ -1,5 +1,5 @@
-// SHA-256 through OpenSSL's EVP interface (bench/sha256.h).
-#include "sha256.h"
+// SHA-256 through OpenSSL's EVP interface (io/sha256.h).
+#include "io/sha256.h"
 
 #include <lanejit/error.h>
 
@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-namespace lanejit::bench {
+namespace lanejit::io {
 namespace {
 
 struct DigestDeleter {
@@ -62,4 +62,4 @@ std::string sha256File(const std::string &path) {
   return finish(context.get());
 }
 
-} // namespace lanejit::bench
+} // namespace lanejit::io

@@ -6,6 +6,7 @@
 
 #include <lanejit/error.h>
 
+#include <llvm/Config/llvm-config.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/raw_ostream.h>
@@ -50,6 +51,10 @@ Native link(const std::string &object, const std::string &symbol,
   jit::LinkedCode linked = jit::addObjectAndLookup(object, symbol);
   return {reinterpret_cast<NativeEntry>(linked.entry), std::move(linked.lifetime), object, symbol,
           counts};
+}
+
+std::string version() {
+  return "LLVM " LLVM_VERSION_STRING;
 }
 
 std::string dump(const lower::KernelPlan &plan, const Target &target,

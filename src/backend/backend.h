@@ -51,6 +51,9 @@ Native compile(const lower::KernelPlan &plan, const Target &target,
 Native link(const std::string &object, const std::string &symbol,
             const codegen::CodegenCounts &counts);
 
+// "LLVM 16.0.6": part of the persistent cache's build identity.
+std::string version();
+
 // The textual stages of compile(), for `lanejit dump`: "llvm-unoptimized",
 // "llvm" (after the optimiser) and "asm".
 std::string dump(const lower::KernelPlan &plan, const Target &target,

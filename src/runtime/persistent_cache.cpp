@@ -1,8 +1,7 @@
 #include "runtime/persistent_cache.h"
 
+#include "backend/backend.h"
 #include "io/sha256.h"
-
-#include <llvm/Config/llvm-config.h> // LLVM_VERSION_STRING, part of the build identity
 
 #include <atomic>
 #include <cstdlib>
@@ -77,7 +76,7 @@ std::string directory() {
 
 const std::string &buildIdentity() {
   static const std::string identity = [] {
-    std::string id = "lanejit " LANEJIT_VERSION_STRING "; LLVM " LLVM_VERSION_STRING;
+    std::string id = "lanejit " LANEJIT_VERSION_STRING "; " + backend::version();
     // The binary this code is linked into (executable, shared library or
     // Python module): any rebuild changes its size or time.
     Dl_info info{};

@@ -2,8 +2,8 @@
 // the bundle it writes, and — when the audit is built — that the audit
 // passes it. A peer that computes garbage must fail the run, not be
 // averaged away.
+#include "io/sha256.h"
 #include "runner.h"
-#include "sha256.h"
 
 #include <lanejit/error.h>
 
@@ -127,7 +127,7 @@ TEST(BenchEndToEnd, ATinyRunWritesACompleteBundle) {
        {"report.md", "chart.svg", "programs/rope-5x34.lj", "inputs/rope-5x34/cos.npy",
         "outputs/layernorm-4x33/naive.npy", "outputs/layernorm-4x33/lanejit-nospec.npy"}) {
     ASSERT_TRUE(bundle["files"].contains(file)) << file;
-    EXPECT_EQ(bundle["files"][file], sha256File((result.bundle_dir / file).string())) << file;
+    EXPECT_EQ(bundle["files"][file], io::sha256File((result.bundle_dir / file).string())) << file;
   }
   std::ifstream report(result.bundle_dir / "report.md");
   std::string text((std::istreambuf_iterator<char>(report)), std::istreambuf_iterator<char>());

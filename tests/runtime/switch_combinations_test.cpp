@@ -25,31 +25,32 @@
 #include <set>
 #include <sstream>
 #include <tuple>
+#include <type_traits>
+#include <vector>
 
 namespace lanejit {
 namespace {
 
 using Inline = CompileOptions::Inline;
 
-// The boolean switches, by name, so a configuration can be described.
+// The boolean switches that change code, from the one table
+// (src/switches.def), by name so a configuration can be described.
 struct Switch {
   const char *name;
   bool CompileOptions::*field;
 };
-constexpr Switch kSwitches[] = {
-    {"fuse_pointwise", &CompileOptions::fuse_pointwise},
-    {"fuse_reductions", &CompileOptions::fuse_reductions},
-    {"fuse_outputs", &CompileOptions::fuse_outputs},
-    {"bound_masked_columns", &CompileOptions::bound_masked_columns},
-    {"specialize_full_packets", &CompileOptions::specialize_full_packets},
-    {"prove_in_place", &CompileOptions::prove_in_place},
-    {"hoist_guards", &CompileOptions::hoist_guards},
-    {"branchless_tail", &CompileOptions::branchless_tail},
-    {"flatten_rows", &CompileOptions::flatten_rows},
-    {"fill_stores", &CompileOptions::fill_stores},
-    {"lean_llvm_pipeline", &CompileOptions::lean_llvm_pipeline},
-};
-constexpr int kSwitchCount = static_cast<int>(std::size(kSwitches));
+const std::vector<Switch> kSwitches = [] {
+  std::vector<Switch> switches;
+  auto add = [&](const char *name, auto field) {
+    if constexpr (std::is_same_v<decltype(field), bool CompileOptions::*>)
+      switches.push_back({name, field});
+  };
+#define LANEJIT_LOWERING_PASS(name, field, summary, call) add(#field, &CompileOptions::field);
+#define LANEJIT_CODEGEN_SWITCH(field, summary) add(#field, &CompileOptions::field);
+#include "switches.def"
+  return switches;
+}();
+const int kSwitchCount = static_cast<int>(kSwitches.size());
 constexpr Inline kInlinePolicies[] = {Inline::CostRule, Inline::Always, Inline::Never};
 constexpr int kLanes[] = {4, 8, 16};
 
@@ -84,7 +85,9 @@ std::vector<int> factorLevels() {
   return levels;
 }
 
-bool switchDefault(int i) { return CompileOptions().*kSwitches[i].field; }
+bool switchDefault(int i) {
+  return CompileOptions().*kSwitches[i].field;
+}
 
 std::vector<test::CoveringRow> coveringRows() {
   test::CoveringRow defaults(1 + kSwitchCount, 0), allOff(1 + kSwitchCount, 0);

@@ -20,13 +20,40 @@ void addUnique(std::vector<std::string> &list, const std::string &item) {
     list.push_back(item);
 }
 
-// The ratios the table shows: the case's first variant against each other.
+// "-t2" for "lanejit-t2" or "torch-t2": a variant run on N >= 2 threads.
+std::string threadSuffix(const std::string &variant) {
+  size_t dash = variant.rfind("-t");
+  if (dash == std::string::npos || dash + 2 == variant.size() ||
+      variant.find_first_not_of("0123456789", dash + 2) != std::string::npos)
+    return "";
+  return variant.substr(dash);
+}
+
+// The ratios the table shows: the case's first variant against each other,
+// and each lanejit-tN against the peers at the same thread count (the
+// comparison at equal threads the parallel runtime is judged by).
 std::vector<const RatioRecord *> headlineRatios(const CaseRecord &c) {
   std::vector<const RatioRecord *> result;
+  if (c.variants.empty())
+    return result;
   for (const RatioRecord &r : c.ratios)
-    if (!c.variants.empty() && r.numerator == c.variants.front().name)
+    if (r.numerator == c.variants.front().name)
       result.push_back(&r);
+  for (const RatioRecord &r : c.ratios) {
+    std::string suffix = threadSuffix(r.numerator);
+    if (r.numerator != c.variants.front().name && r.numerator.starts_with("lanejit-t") &&
+        !suffix.empty() && threadSuffix(r.denominator) == suffix &&
+        !r.denominator.starts_with("lanejit"))
+      result.push_back(&r);
+  }
   return result;
+}
+
+// How the console names a headline ratio: "/peer" under the first variant,
+// "lanejit-t2/torch-t2" for an equal-thread ratio.
+std::string consoleLabel(const CaseRecord &c, const RatioRecord &r) {
+  return r.numerator == c.variants.front().name ? "/" + r.denominator
+                                                : r.numerator + "/" + r.denominator;
 }
 
 std::string ratioCell(const RatioSummary &s) {
@@ -80,7 +107,7 @@ std::string consoleTable(const BenchRecord &record) {
   for (const CaseRecord &c : record.cases) {
     caseWidth = std::max(caseWidth, c.id.size());
     for (const RatioRecord *r : headlineRatios(c))
-      peerWidth = std::max(peerWidth, r->denominator.size());
+      peerWidth = std::max(peerWidth, consoleLabel(c, *r).size());
   }
   std::string out;
   for (const CaseRecord &c : record.cases) {
@@ -93,7 +120,7 @@ std::string consoleTable(const BenchRecord &record) {
                        c.roofline ? g4(c.roofline->ratio) : std::string("–"),
                        failed ? fmt::format("FAILED ({} visits)", failed) : std::string("ok"));
     for (const RatioRecord *r : headlineRatios(c))
-      out += fmt::format("{:<{}}    /{:<{}}  {}\n", "", caseWidth, r->denominator, peerWidth,
+      out += fmt::format("{:<{}}    {:<{}}  {}\n", "", caseWidth, consoleLabel(c, *r), peerWidth,
                          ratioCell(r->summary));
   }
   return out;
@@ -110,7 +137,9 @@ std::string reportNotes(const BenchRecord &record) {
       "Times (µs per call) are medians over rounds of the visit values.\n"
       "A ratio a/b is the median of the per-round ratios a/b, NOT the ratio of the displayed "
       "times; [min–max] is the range of those per-round ratios, NOT a confidence interval; "
-      "wins = rounds where a was faster (ratio < 1).\n"
+      "wins = rounds where a was faster (ratio < 1). Under each case: lanejit (one thread) "
+      "against every other variant, then each lanejit-tN against the peers at the same thread "
+      "count.\n"
       "roofline = lanejit time / (bytes moved per call / copy bandwidth measured in this run "
       "at the case's footprint); 1 would be the memory-bound floor.\n",
       p.name, p.warmup_s * 1e3, p.target_s * 1e3, p.max_reps, p.samples);

@@ -59,6 +59,15 @@ struct CompileOptions {
   // by default until it keeps innermost loops dense on AVX2 too (LLVM turns
   // the fill loops of x86-64-v3 code into masked loops).
   bool fill_stores = false;
+  // Streaming stores: a traversal that only writes (no reductions, no
+  // column bound) stores its full packets with non-temporal stores, which
+  // bypass the caches, when the call writes at least stream_min_kib KiB per
+  // output (rows x C x 4 bytes): a large output is not read again from the
+  // cache, and a normal store would first read each line in. Each row's
+  // first packet is shortened so the rest are aligned. Same values stored;
+  // off: normal stores at every size.
+  bool stream_stores = true;
+  int stream_min_kib = 4096;
   // Packet bodies: emitted as helper functions and inlined or called by a
   // cost rule (docs/architecture.md), or forced either way.
   enum class Inline { CostRule, Always, Never };

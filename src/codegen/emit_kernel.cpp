@@ -6,6 +6,7 @@
 #include <lanejit/launch_abi.h>
 
 #include <llvm/IR/Function.h>
+#include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/Module.h>
 
 #include <cstddef>
@@ -48,6 +49,7 @@ void KernelEmitter::createFunction(const std::string &name) {
   };
   Value *buffers = field(ptr, offsetof(lanejit_launch_args, buffers), "buffers");
   Value *strides = field(ptr, offsetof(lanejit_launch_args, row_strides), "row_strides");
+  rows_ = field(i64, offsetof(lanejit_launch_args, rows), "R");
   cols_ = field(i64, offsetof(lanejit_launch_args, cols), "C");
   workspace_ = field(ptr, offsetof(lanejit_launch_args, workspace), "workspace");
   size_t count = program_.inputs.size() + program_.outputs.size();
@@ -97,6 +99,21 @@ void KernelEmitter::emitLoop(Value *begin, Value *end, const char *name,
   iv->addIncoming(next, b_.GetInsertBlock());
   b_.CreateBr(header);
   b_.SetInsertPoint(exit);
+}
+
+void KernelEmitter::emitIfElse(Value *cond, const char *name, const std::function<void()> &then,
+                               const std::function<void()> &otherwise) {
+  auto *thenBlock = llvm::BasicBlock::Create(ctx_, std::string(name) + ".then", fn_);
+  auto *elseBlock = llvm::BasicBlock::Create(ctx_, std::string(name) + ".else", fn_);
+  auto *done = llvm::BasicBlock::Create(ctx_, std::string(name) + ".done", fn_);
+  b_.CreateCondBr(cond, thenBlock, elseBlock);
+  b_.SetInsertPoint(thenBlock);
+  then();
+  b_.CreateBr(done);
+  b_.SetInsertPoint(elseBlock);
+  otherwise();
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
 }
 
 void KernelEmitter::emitIf(Value *cond, const char *name, const std::function<void()> &body) {
@@ -254,6 +271,8 @@ void KernelEmitter::emitRowLoop() {
     // Row-uniform values are only valid inside this row's iteration.
     forgetRowValues();
   });
+  if (streams())
+    b_.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {}, {});
   b_.CreateRetVoid();
 }
 

@@ -34,7 +34,12 @@ void PacketEmitter::memoryStore(Value *value, Value *ptr, bool workspace) {
   counts_.workspace_stores += workspace;
   if (!mask_) {
     ++counts_.stores;
-    b.CreateAlignedStore(value, ptr, llvm::Align(4));
+    llvm::StoreInst *store = b.CreateAlignedStore(
+        value, ptr, llvm::Align(streamAlign_ && !workspace ? uint64_t(streamAlign_) : 4));
+    if (streamAlign_ && !workspace)
+      store->setMetadata(
+          llvm::LLVMContext::MD_nontemporal,
+          llvm::MDNode::get(b.getContext(), llvm::ConstantAsMetadata::get(b.getInt32(1))));
     return;
   }
   ++counts_.masked_stores;

@@ -53,6 +53,10 @@ public:
   llvm::Function *emitHelper(const lower::Traversal &t, lower::PacketKind kind,
                              llvm::Module &module, const std::string &name, Environment &env);
 
+  // Nonzero: dense packets store their writes (not the workspace) with
+  // non-temporal stores at this alignment, which the caller guarantees.
+  void setStreamingAlignment(int64_t bytes) { streamAlign_ = bytes; }
+
 private:
   // The packet of `e` at traversal column `column` (a Slice shifts it).
   llvm::Value *lane(const Expr &e, llvm::Value *column);
@@ -68,6 +72,7 @@ private:
   const lower::Traversal *traversal_ = nullptr;
   llvm::Value *column_ = nullptr;
   llvm::Value *mask_ = nullptr; // <W x i1>, Masked only
+  int64_t streamAlign_ = 0;
   std::map<std::pair<const Node *, llvm::Value *>, llvm::Value *> values_;
 };
 

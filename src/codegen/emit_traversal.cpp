@@ -146,28 +146,35 @@ void KernelEmitter::emitTraversal(const lower::Traversal &t, int index) {
   lower::PacketKind fullKind = t.full;
   auto columnOf = [&](Value *packet) { return b_.CreateMul(packet, b_.getInt64(lanes_)); };
 
-  emitLoop(b_.getInt64(0), groups, "packets", [&](Value *g) {
-    for (int k = 0; k < K; ++k) {
-      Value *packet = b_.CreateAdd(b_.CreateMul(g, b_.getInt64(K)), b_.getInt64(k));
-      emitPacket(s, fullKind, columnOf(packet), live, b_.getInt64(k));
-    }
-  });
-  // Full packets left over after the groups of K go to accumulators 0..rest-1.
-  for (int k = 0; k + 1 < K; ++k) {
-    emitIf(b_.CreateICmpSGT(rest, b_.getInt64(k)), "rest", [&] {
-      Value *packet = b_.CreateAdd(b_.CreateMul(groups, b_.getInt64(K)), b_.getInt64(k));
-      emitPacket(s, fullKind, columnOf(packet), live, b_.getInt64(k));
-    });
-  }
-  // The tail packet is packet number `full`, so its accumulator is `rest`.
   bool summed = std::any_of(t.reductions.begin(), t.reductions.end(), [](const Expr &r) {
     return r->reduceOp() == ReduceOp::Sum || r->reduceOp() == ReduceOp::Mean;
   });
   if (K > 1 && summed && t.tail_masks)
     s.tailMasks = tailMasks(counts, tail, rest, K);
-  emitIf(b_.CreateICmpNE(tail, b_.getInt64(0)), "tail", [&] {
-    emitPacket(s, lower::PacketKind::Masked, columnOf(full), live, K == 1 ? b_.getInt64(0) : rest);
-  });
+  auto packetLoops = [&] {
+    emitLoop(b_.getInt64(0), groups, "packets", [&](Value *g) {
+      for (int k = 0; k < K; ++k) {
+        Value *packet = b_.CreateAdd(b_.CreateMul(g, b_.getInt64(K)), b_.getInt64(k));
+        emitPacket(s, fullKind, columnOf(packet), live, b_.getInt64(k));
+      }
+    });
+    // Full packets left over after the groups of K go to accumulators 0..rest-1.
+    for (int k = 0; k + 1 < K; ++k) {
+      emitIf(b_.CreateICmpSGT(rest, b_.getInt64(k)), "rest", [&] {
+        Value *packet = b_.CreateAdd(b_.CreateMul(groups, b_.getInt64(K)), b_.getInt64(k));
+        emitPacket(s, fullKind, columnOf(packet), live, b_.getInt64(k));
+      });
+    }
+    // The tail packet is packet number `full`, so its accumulator is `rest`.
+    emitIf(b_.CreateICmpNE(tail, b_.getInt64(0)), "tail", [&] {
+      emitPacket(s, lower::PacketKind::Masked, columnOf(full), live,
+                 K == 1 ? b_.getInt64(0) : rest);
+    });
+  };
+  if (t.stream_stores)
+    emitStreamingOrNot(s, live, packetLoops);
+  else
+    packetLoops();
   if (t.bound)
     emitFills(t, live, len);
 

@@ -44,6 +44,9 @@ private:
 
   // if (cond) body(); the builder ends after it.
   void emitIf(llvm::Value *cond, const char *name, const std::function<void()> &body);
+  // if (cond) then(); else otherwise(); the builder ends after it.
+  void emitIfElse(llvm::Value *cond, const char *name, const std::function<void()> &then,
+                  const std::function<void()> &otherwise);
 
   llvm::AllocaInst *entryAlloca(llvm::Type *type, const std::string &name);
 
@@ -111,6 +114,16 @@ private:
 
   void emitTraversal(const lower::Traversal &t, int index);
 
+  // A stream_stores traversal (emit_streaming.cpp): when the call is large
+  // enough and the row's writes share one alignment, an aligning masked
+  // first packet, full packets with non-temporal stores, a masked tail;
+  // otherwise `packetLoops`, the traversal's usual packets.
+  void emitStreamingOrNot(TraversalState &s, llvm::Value *live,
+                          const std::function<void()> &packetLoops);
+  // Non-temporal stores are weakly ordered: a fence before the entry
+  // returns makes them visible to whoever reads the output next.
+  bool streams() const;
+
   // The masks of TraversalState::tailMasks: lanes below `tail` in
   // accumulator `rest`, computed where the packet counts are.
   std::vector<llvm::Value *> tailMasks(llvm::IRBuilder<> &b, llvm::Value *tail, llvm::Value *rest,
@@ -143,6 +156,7 @@ private:
   llvm::BasicBlock *entry_ = nullptr;
   llvm::Instruction *launchEnd_ = nullptr;
   llvm::Value *rowBegin_ = nullptr, *rowEnd_ = nullptr, *cols_ = nullptr, *row_ = nullptr;
+  llvm::Value *rows_ = nullptr; // the call's rows (all threads')
   llvm::Value *workspace_ = nullptr;
   llvm::Value *flatLen_ = nullptr; // a flattened traversal's length
   std::vector<llvm::Value *> bases_, strides_, rowBases_, workspaceSlots_;

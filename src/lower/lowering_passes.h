@@ -77,4 +77,10 @@ LoweringResult flattenRows(KernelPlan &plan);
 // becoming a memset call per row.
 LoweringResult fillStores(KernelPlan &plan);
 
+// Traversals that only write (no reductions, no column bound, full packets
+// dense, bodies inlined) store their full packets with non-temporal stores
+// when a call writes at least `min_bytes` per output; codegen aligns each
+// row's stores with a shortened first packet. Needs the final traversals.
+LoweringResult streamStores(KernelPlan &plan, int64_t min_bytes);
+
 } // namespace lanejit::lower

@@ -175,6 +175,8 @@ std::string describePlan(const KernelPlan &plan) {
         << (t.inline_bodies ? "inlined" : "helper") << " bodies;";
     if (t.tail_masks)
       out << " sum tail by lane masks;";
+    if (t.stream_stores)
+      out << " non-temporal stores from " << plan.stream_min_bytes << " bytes per output;";
     if (t.bound)
       out << " live columns to %" << number.at(t.bound->limit.get())
           << (t.bound->inclusive ? " inclusive" : "") << ";";

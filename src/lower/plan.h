@@ -48,6 +48,9 @@ struct Traversal {
   // A sum's tail packet joins its accumulator by launch-uniform lane masks
   // (merge-masked adds), not a select per accumulator (branchless-tail).
   bool tail_masks = false;
+  // Full packets store with non-temporal stores in calls that write at
+  // least KernelPlan::stream_min_bytes per output (stream-stores).
+  bool stream_stores = false;
 };
 
 // How one (input, output) pair is protected when the buffers overlap.
@@ -90,6 +93,9 @@ struct KernelPlan {
   // A column-bounded traversal's fills are vector stores in the kernel, not
   // a memset call per row (the fill-stores pass).
   bool fill_stores = false;
+  // Output bytes per call (rows x C x 4) from which stream_stores
+  // traversals use non-temporal stores.
+  int64_t stream_min_bytes = 0;
   int lanes = 16;
   // Independent packet accumulators per reduction: lanes * accumulators
   // = kReductionLanes for every W, so the reduction order (and so every

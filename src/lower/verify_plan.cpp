@@ -28,6 +28,7 @@ public:
     checkWrites();
     checkAlias();
     checkBounds();
+    checkStreaming();
     return std::move(problems_);
   }
 
@@ -220,6 +221,18 @@ private:
       const Expr &limit = t.bound->limit;
       if (limit->type != DType::I32 || plan_.uniformity.of(limit) == Uniformity::Lane)
         fail(traversal(i) + "'s column bound " + node(limit.get()) + " is not a row-uniform i32");
+    }
+  }
+
+  // Streaming moves packet boundaries (an aligning first packet), which
+  // only a traversal of independent columns may allow.
+  void checkStreaming() {
+    for (size_t i = 0; i < plan_.traversals.size(); ++i) {
+      const Traversal &t = plan_.traversals[i];
+      if (t.stream_stores && (t.writes.empty() || !t.reductions.empty() || t.bound ||
+                              t.full != PacketKind::Dense || !t.inline_bodies))
+        fail(traversal(i) + " streams its stores but is not a write-only traversal of dense, "
+                            "inlined full packets without a column bound");
     }
   }
 

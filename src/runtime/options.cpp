@@ -89,6 +89,7 @@ CompileOptions CompileOptions::fromEnvironment(CompileOptions o) {
   o.lanes = integer("LANEJIT_LANES", 0, 16, o.lanes);
   o.block_rows = integer("LANEJIT_BLOCK_ROWS", 1, 1 << 20, o.block_rows);
   o.opt_level = integer("LANEJIT_OPT_LEVEL", 0, 3, o.opt_level);
+  o.stream_min_kib = integer("LANEJIT_STREAM_MIN_KIB", 0, 1 << 30, o.stream_min_kib);
   if (env("LANEJIT_NUM_THREADS"))
     o.threads = integer("LANEJIT_NUM_THREADS", 1, 256, 1);
   if (const char *v = env("LANEJIT_TARGET_CPU"))
@@ -148,6 +149,8 @@ std::string CompileOptions::key() const {
       k << s.name << "=" << (this->*s.field ? 1 : 0) << ";";
   k << kInlineSwitch << "=" << kInlineNames[static_cast<int>(inline_packet_bodies)] << ";";
   k << "opt=" << opt_level << ";";
+  if (stream_stores) // the threshold only matters with the switch on
+    k << "stream_kib=" << stream_min_kib << ";";
   if (!target_cpu.empty())
     k << "cpu=" << target_cpu << ";";
   k << "features=" << target_features << ";off=";
@@ -216,6 +219,8 @@ CompileOptions CompileOptions::fromKey(const std::string &key) {
   if (!known)
     throw bad("inline policy '" + policy + "'");
   o.opt_level = number("opt");
+  if (fields.count("stream_kib"))
+    o.stream_min_kib = number("stream_kib");
   if (fields.count("cpu"))
     o.target_cpu = take("cpu");
   o.target_features = take("features");

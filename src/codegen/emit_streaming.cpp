@@ -1,0 +1,69 @@
+// Streaming stores (lower/stream_stores.cpp): a write-only traversal of a
+// large call stores its full packets non-temporally. Those stores need
+// addresses aligned to the packet (W x 4 bytes), so each row runs an
+// aligning masked packet over its first columns, then full packets, then
+// the masked tail. Columns are independent in such a traversal, so where
+// the packets fall changes no bit.
+#include "codegen/kernel_emitter.h"
+
+namespace lanejit::codegen {
+
+using llvm::Value;
+
+bool KernelEmitter::streams() const {
+  return std::any_of(plan_.traversals.begin(), plan_.traversals.end(),
+                     [](const lower::Traversal &t) { return t.stream_stores; });
+}
+
+void KernelEmitter::emitStreamingOrNot(TraversalState &s, Value *live,
+                                       const std::function<void()> &packetLoops) {
+  const lower::Traversal &t = *s.traversal;
+  const int64_t align = int64_t{lanes_} * 4;
+  // The call's bytes per output this traversal writes (every row's, not
+  // only this thread's block, so all threads decide alike).
+  Value *bytes = launch_.CreateMul(launch_.CreateMul(rows_, dimValue(t.len)), launch_.getInt64(4));
+  Value *bigCall =
+      launch_.CreateICmpSGE(bytes, launch_.getInt64(plan_.stream_min_bytes), "big.call");
+  // Where each write's row starts, modulo the packet's size: the writes can
+  // all be aligned by one shift only when they agree, and only by whole
+  // floats.
+  size_t inputs = program_.inputs.size();
+  Value *mask = b_.getInt64(align - 1);
+  Value *first = nullptr, *agree = bigCall;
+  for (int wi : t.writes) {
+    const Write &w = program_.writes[wi];
+    Value *start =
+        b_.CreateInBoundsGEP(b_.getFloatTy(), rowBase(int(inputs) + w.output), dimValue(w.begin));
+    Value *offset = b_.CreateAnd(b_.CreatePtrToInt(start, b_.getInt64Ty()), mask);
+    if (!first) {
+      first = offset;
+      agree = b_.CreateAnd(agree,
+                           b_.CreateICmpEQ(b_.CreateAnd(offset, b_.getInt64(3)), b_.getInt64(0)));
+    } else {
+      agree = b_.CreateAnd(agree, b_.CreateICmpEQ(offset, first));
+    }
+  }
+  emitIfElse(
+      agree, "stream",
+      [&] {
+        // Columns before the first aligned address, at most the row.
+        Value *lead = b_.CreateLShr(b_.CreateAnd(b_.CreateSub(b_.getInt64(align), first), mask), 2);
+        lead = b_.CreateSelect(b_.CreateICmpULT(lead, live), lead, live, "stream.lead");
+        emitIf(b_.CreateICmpNE(lead, b_.getInt64(0)), "stream.head", [&] {
+          emitPacket(s, lower::PacketKind::Masked, b_.getInt64(0), lead, b_.getInt64(0));
+        });
+        Value *full = b_.CreateUDiv(b_.CreateSub(live, lead), b_.getInt64(lanes_), "stream.full");
+        packets_.setStreamingAlignment(align);
+        emitLoop(b_.getInt64(0), full, "stream.packets", [&](Value *p) {
+          Value *column = b_.CreateAdd(lead, b_.CreateMul(p, b_.getInt64(lanes_)));
+          emitPacket(s, lower::PacketKind::Dense, column, live, b_.getInt64(0));
+        });
+        packets_.setStreamingAlignment(0);
+        Value *tail = b_.CreateAdd(lead, b_.CreateMul(full, b_.getInt64(lanes_)));
+        emitIf(b_.CreateICmpULT(tail, live), "stream.tail",
+               [&] { emitPacket(s, lower::PacketKind::Masked, tail, live, b_.getInt64(0)); });
+      },
+      packetLoops);
+}
+
+} // namespace lanejit::codegen

@@ -84,6 +84,11 @@ ordered_json summaryJson(const CaseRecord &c) {
                       {"wins", r.summary.wins},
                       {"rounds", r.summary.rounds}});
   ordered_json j = {{"time_s", times}, {"ratios", ratios}};
+  if (c.compile_times)
+    j["compile_ms"] = {{"cold", c.compile_times->cold_ms},
+                       {"warm", c.compile_times->warm_ms},
+                       {"cached", c.compile_times->cached_ms},
+                       {"cached_from_disk", c.compile_times->cached_from_disk}};
   if (c.roofline) {
     j["roofline"] = {{"bytes", c.roofline->bytes},
                      {"copy_bytes_per_s", c.roofline->copy_bytes_per_s},

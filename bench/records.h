@@ -64,9 +64,18 @@ struct StreamRecord {
 struct RooflineRecord {
   int64_t bytes = 0;
   double copy_bytes_per_s = 0, triad_bytes_per_s = 0; // best sample of each stream
-  double min_time_s = 0; // bytes / max(copy, triad)
-  double ratio = 0;      // time of the first variant / min_time_s
+  double min_time_s = 0;                              // bytes / max(copy, triad)
+  double ratio = 0;                                   // time of the first variant / min_time_s
   StreamRecord copy, triad; // the raw samples, so the audit re-derives the rates
+};
+
+// Milliseconds to compile the case's default kernel, each in a fresh process
+// (bench/compile_times.h).
+struct CompileTimesRecord {
+  double cold_ms = 0;            // empty persistent cache: LLVM starts and runs
+  double warm_ms = 0;            // a second kernel in that process
+  double cached_ms = 0;          // a new process, from the persistent cache
+  bool cached_from_disk = false; // the cached run did hit the cache
 };
 
 struct InputRecord {
@@ -84,6 +93,7 @@ struct CaseRecord {
   std::vector<std::pair<std::string, double>> time_s; // in variant order
   std::vector<RatioRecord> ratios;
   std::optional<RooflineRecord> roofline;
+  std::optional<CompileTimesRecord> compile_times;
 
   int failedVisits() const;
 };

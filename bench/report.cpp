@@ -75,8 +75,12 @@ std::string reportTable(const BenchRecord &record) {
     out += " " + v + " µs |";
   for (const std::string &r : ratios)
     out += " " + r + " |";
+  bool compiles = std::any_of(record.cases.begin(), record.cases.end(),
+                              [](const CaseRecord &c) { return c.compile_times.has_value(); });
+  if (compiles)
+    out += " cold compile ms | warm compile ms | cached compile ms |";
   out += " roofline | checks |\n|---|";
-  for (size_t i = 0; i < variants.size() + ratios.size() + 1; ++i)
+  for (size_t i = 0; i < variants.size() + ratios.size() + 1 + (compiles ? 3 : 0); ++i)
     out += "---:|";
   out += "---|\n";
 
@@ -93,6 +97,11 @@ std::string reportTable(const BenchRecord &record) {
         if (r->numerator + "/" + r->denominator == key)
           cell = ratioCell(r->summary);
       out += " " + cell + " |";
+    }
+    if (compiles) {
+      const std::optional<CompileTimesRecord> &t = c.compile_times;
+      for (double ms : {t ? t->cold_ms : -1, t ? t->warm_ms : -1, t ? t->cached_ms : -1})
+        out += " " + (t ? g4(ms) : std::string("–")) + " |";
     }
     out += " " + (c.roofline ? g4(c.roofline->ratio) : std::string("–")) + " |";
     int failed = c.failedVisits();
@@ -116,8 +125,12 @@ std::string consoleTable(const BenchRecord &record) {
                            [&](const auto &entry) { return entry.first == first; });
     std::string time = it == c.time_s.end() ? std::string("–") : g4(it->second * 1e6) + " µs";
     int failed = c.failedVisits();
-    out += fmt::format("{:<{}}  {} {}  roofline {}  {}\n", c.id, caseWidth, first, time,
-                       c.roofline ? g4(c.roofline->ratio) : std::string("–"),
+    std::string compile =
+        c.compile_times ? fmt::format("  compile {}/{}/{} ms", g4(c.compile_times->cold_ms),
+                                      g4(c.compile_times->warm_ms), g4(c.compile_times->cached_ms))
+                        : std::string();
+    out += fmt::format("{:<{}}  {} {}  roofline {}{}  {}\n", c.id, caseWidth, first, time,
+                       c.roofline ? g4(c.roofline->ratio) : std::string("–"), compile,
                        failed ? fmt::format("FAILED ({} visits)", failed) : std::string("ok"));
     for (const RatioRecord *r : headlineRatios(c))
       out += fmt::format("{:<{}}    {:<{}}  {}\n", "", caseWidth, consoleLabel(c, *r), peerWidth,
@@ -141,7 +154,10 @@ std::string reportNotes(const BenchRecord &record) {
       "against every other variant, then each lanejit-tN against the peers at the same thread "
       "count.\n"
       "roofline = lanejit time / (bytes moved per call / copy bandwidth measured in this run "
-      "at the case's footprint); 1 would be the memory-bound floor.\n",
+      "at the case's footprint); 1 would be the memory-bound floor.\n"
+      "compile cold/warm/cached ms: the default kernel compiled in a fresh process with an "
+      "empty persistent cache (LLVM's start-up included), a second kernel in that process, "
+      "and a new process finding it in the persistent cache.\n",
       p.name, p.warmup_s * 1e3, p.target_s * 1e3, p.max_reps, p.samples);
   notes += record.passed() ? "Every visit passed its checks (FP64 oracle at atol = rtol = 5e-5, "
                              "inputs unchanged, guard zones intact, output bits stable across "

@@ -1,6 +1,8 @@
 // The whole run (bench/runner.h).
 #include "runner.h"
 
+#include "compile_times.h"
+
 #include "bundle.h"
 #include "case_runner.h"
 #include "environment.h"
@@ -147,6 +149,9 @@ BenchResult runBench(const BenchOptions &options) {
   for (size_t i = 0; i < options.cases.size(); ++i) {
     progress.startCase(i, options.cases[i].id);
     record.cases.push_back(runCase(options.cases[i], context));
+    if (options.compile_times)
+      record.cases.back().compile_times =
+          measureCompileTimes(options.cases[i].program, context.configs.front().options);
     progress.endCase();
   }
   progress.done();

@@ -30,6 +30,7 @@ struct BenchOptions {
   std::filesystem::path out_dir; // empty: out/bench-<UTC timestamp>
   bool print_table = true;       // the table and notes on stdout
   bool progress = true;          // progress lines on stderr
+  bool compile_times = true;     // cold/warm/cached compile per case (fresh processes)
   // Where the peers come from (tests substitute their own).
   std::function<std::vector<std::unique_ptr<Peer>>()> make_peers = availablePeers;
 };

@@ -27,6 +27,7 @@ install(TARGETS lanejit_shared EXPORT lanejitTargets
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/lanejit
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS lanejit_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS lanejit_compile_probe RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/lanejit)
 
 set(LANEJIT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/lanejit)
 install(EXPORT lanejitTargets NAMESPACE lanejit:: DESTINATION ${LANEJIT_CMAKE_DIR})

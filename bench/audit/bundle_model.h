@@ -93,6 +93,8 @@ struct Case {
   std::map<std::string, std::optional<double>> time_s;
   std::vector<Ratio> ratios;
   std::optional<Roofline> roofline;
+  // summary.compile_ms: cold, warm, cached (milliseconds), when measured.
+  std::map<std::string, std::optional<double>> compile_ms;
 };
 
 struct Protocol {

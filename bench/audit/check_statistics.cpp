@@ -151,9 +151,8 @@ void checkRoofline(const Case &c, const RoundValues &values, Findings &findings)
   }
   // Each rate is the best of its raw samples, and each stream moved about
   // the case's own bytes per pass (the footprint the floor is about).
-  for (auto [name, stream, rate] :
-       {std::tuple{"copy", &roof.copy, *roof.copy_bytes_per_s},
-        std::tuple{"triad", &roof.triad, *roof.triad_bytes_per_s}}) {
+  for (auto [name, stream, rate] : {std::tuple{"copy", &roof.copy, *roof.copy_bytes_per_s},
+                                    std::tuple{"triad", &roof.triad, *roof.triad_bytes_per_s}}) {
     const std::optional<Stream> &s = *stream;
     if (!s || !s->bytes_per_pass || !s->passes || !s->seconds_valid || *s->passes < 1)
       continue; // unreadable: already a failure from reading
@@ -171,7 +170,7 @@ void checkRoofline(const Case &c, const RoundValues &values, Findings &findings)
   }
   // The floor is the bytes at the faster of the two measured streams.
   double best = *roof.copy_bytes_per_s > *roof.triad_bytes_per_s ? *roof.copy_bytes_per_s
-                                                                  : *roof.triad_bytes_per_s;
+                                                                 : *roof.triad_bytes_per_s;
   double min_time = *roof.bytes / best;
   if (!relativelyClose(*roof.min_time_s, min_time, kTolerance))
     findings.fail(kind::kWrongRoofline, where,

@@ -177,6 +177,9 @@ void readSummary(const json &value, Case &c, FieldReader &fields) {
       r.rounds = fields.integer(entry, "rounds", r.where);
       c.ratios.push_back(std::move(r));
     }
+  if (const json *compile = fields.optionalMember(*summary, "compile_ms"))
+    for (const char *key : {"cold", "warm", "cached"})
+      c.compile_ms[key] = fields.number(*compile, key, where + " compile_ms");
   if (const json *roof = fields.optionalMember(*summary, "roofline")) {
     std::string roof_where = where + " roofline";
     Roofline r;
@@ -185,7 +188,8 @@ void readSummary(const json &value, Case &c, FieldReader &fields) {
     r.triad_bytes_per_s = fields.number(*roof, "triad_bytes_per_s", roof_where);
     r.min_time_s = fields.number(*roof, "min_time_s", roof_where);
     r.ratio = fields.number(*roof, "ratio", roof_where);
-    for (auto [key, stream] : {std::pair{"copy_samples", &r.copy}, std::pair{"triad_samples", &r.triad}}) {
+    for (auto [key, stream] :
+         {std::pair{"copy_samples", &r.copy}, std::pair{"triad_samples", &r.triad}}) {
       const json *s = fields.object(*roof, key, roof_where);
       if (!s)
         continue;

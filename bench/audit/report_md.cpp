@@ -136,6 +136,9 @@ void checkRow(const Case &c, const Table &table, Findings &findings) {
       if (r)
         shown_ratios[head] = true;
       ok = r ? showsRatio(cell, *r) : cell == kDash;
+    } else if (head.ends_with(" compile ms")) {
+      auto it = c.compile_ms.find(head.substr(0, head.find(' ')));
+      ok = it == c.compile_ms.end() ? cell == kDash : it->second && shows(cell, *it->second);
     } else if (head == "roofline") {
       ok = c.roofline && c.roofline->ratio ? shows(cell, *c.roofline->ratio) : cell == kDash;
     } else if (head == "checks") {

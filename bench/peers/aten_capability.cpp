@@ -3,18 +3,15 @@
 // the faster. No torch headers here: this must run before any ATen call.
 #include "peers/aten_capability.h"
 
+#include "child_process.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
-#include <spawn.h>
 #include <string_view>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <vector>
-
-extern char **environ;
 
 namespace lanejit::bench {
 namespace {
@@ -22,20 +19,11 @@ namespace {
 constexpr const char *kVar = "ATEN_CPU_CAPABILITY";
 
 std::string probePath() {
-  std::vector<std::string> candidates;
-  char self[4096];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n > 0) {
-    std::string dir(self, static_cast<size_t>(n));
-    candidates.push_back(dir.substr(0, dir.rfind('/') + 1) + "lanejit_aten_probe");
-  }
 #ifdef LANEJIT_ATEN_PROBE_PATH
-  candidates.push_back(LANEJIT_ATEN_PROBE_PATH);
+  return siblingExecutable("lanejit_aten_probe", LANEJIT_ATEN_PROBE_PATH);
+#else
+  return siblingExecutable("lanejit_aten_probe");
 #endif
-  for (const std::string &c : candidates)
-    if (access(c.c_str(), X_OK) == 0)
-      return c;
-  return "";
 }
 
 struct ProbeRun {
@@ -47,49 +35,16 @@ struct ProbeRun {
 // One child run; `capability` empty means ATEN_CPU_CAPABILITY unset.
 ProbeRun runProbe(const std::string &path, const std::string &capability) {
   ProbeRun run;
-  std::vector<std::string> env;
-  for (char **e = environ; *e; ++e)
-    if (std::strncmp(*e, "ATEN_CPU_CAPABILITY=", 20) != 0)
-      env.emplace_back(*e);
+  std::vector<std::pair<std::string, std::string>> set;
   if (!capability.empty())
-    env.push_back(std::string(kVar) + "=" + capability);
-  std::vector<char *> envp;
-  for (std::string &s : env)
-    envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::string arg0 = path;
-  char *argv[] = {arg0.data(), nullptr};
-
-  int fds[2];
-  if (pipe(fds) != 0) {
-    run.error = "pipe failed";
-    return run;
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-  posix_spawn_file_actions_addclose(&actions, fds[0]);
-  pid_t pid = 0;
-  int rc = posix_spawn(&pid, path.c_str(), &actions, nullptr, argv, envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  std::string out;
-  char buf[512];
-  for (ssize_t n; rc == 0 && (n = read(fds[0], buf, sizeof buf)) > 0;)
-    out.append(buf, static_cast<size_t>(n));
-  close(fds[0]);
-  if (rc != 0) {
-    run.error = "cannot start " + path + ": " + std::strerror(rc);
-    return run;
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
+    set.emplace_back(kVar, capability);
+  ChildRun child = runChild(path, {}, set, {kVar});
   char name[64] = {0}; // may hold spaces ("NO AVX")
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-      std::sscanf(out.c_str(), "ms_per_call=%lf capability=%63[^\n]", &run.ms, name) != 2 ||
+  if (!child.exited_ok ||
+      std::sscanf(child.out.c_str(), "ms_per_call=%lf capability=%63[^\n]", &run.ms, name) != 2 ||
       !(run.ms > 0)) {
     run.error = "probe " + (capability.empty() ? std::string("(own)") : capability) +
-                " failed, output: '" + out + "'";
+                " failed: " + (child.exited_ok ? "output '" + child.out + "'" : child.error);
     return run;
   }
   run.ok = true;

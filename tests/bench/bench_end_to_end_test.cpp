@@ -117,6 +117,13 @@ TEST(BenchEndToEnd, ATinyRunWritesACompleteBundle) {
     EXPECT_EQ(orders.size(), 6u) << c.id << ": three variants, every order once";
     EXPECT_EQ(c.time_s.size(), 3u);
     EXPECT_EQ(c.ratios.size(), 3u); // lanejit/nospec, lanejit/naive, nospec/naive
+    // Compiled in fresh processes: the second one found the first's kernel
+    // in the persistent cache.
+    ASSERT_TRUE(c.compile_times.has_value()) << c.id;
+    EXPECT_GT(c.compile_times->cold_ms, 0);
+    EXPECT_GT(c.compile_times->warm_ms, 0);
+    EXPECT_GT(c.compile_times->cached_ms, 0);
+    EXPECT_TRUE(c.compile_times->cached_from_disk) << c.id;
   }
 
   nlohmann::json bundle = readJson(result.bundle_dir / "bundle.json");
@@ -139,6 +146,16 @@ TEST(BenchEndToEnd, ATinyRunWritesACompleteBundle) {
   for (const std::string &failure : audited.failures)
     ADD_FAILURE() << "audit: " << failure;
   EXPECT_TRUE(audited.pass());
+  // A compile time in report.md that is not the bundle's fails the audit
+  // (the file's hash re-recorded, so only the report check can catch it).
+  nlohmann::json edited = bundle;
+  edited["cases"][0]["summary"]["compile_ms"]["warm"] = 123456.0;
+  std::ofstream(result.bundle_dir / "bundle.json") << edited.dump(1);
+  audited = audit::auditBundle(result.bundle_dir);
+  bool caught = false;
+  for (const std::string &failure : audited.failures)
+    caught = caught || failure.find("warm compile ms") != std::string::npos;
+  EXPECT_TRUE(caught) << "the audit did not compare report.md's compile times with the bundle";
 #endif
   fs::remove_all(result.bundle_dir);
 }

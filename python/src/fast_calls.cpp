@@ -1,0 +1,424 @@
+// _lanejit.FastCalls: the C base class of lanejit.torch's compiled callable
+// (python/lanejit/_fx_compiled.py, docs/torch.md "Per-call cost").
+//
+// A call with no keywords looks its positional arguments up in a short list
+// of entries the Python side registered: each fixes the argument count and,
+// per argument, that it is a dense float32 CPU tensor not needing grad with
+// exactly these sizes and strides. A hit runs the entry's target without
+// any Python code: either the kernel itself (arguments and module
+// parameters bound to its inputs by pointer, outputs allocated as the plain
+// kernel call allocates them, the native entry called with the strides and
+// shape checked once at registration), or a Python callable (the
+// specialization's forward). Anything else, and every miss, calls the
+// instance's `_call` method, the full Python path; so the list is only a
+// cache and every guard the Python path has still decides what it holds.
+#include "arguments.h"
+#include "bindings.h"
+
+#include <lanejit/bind.h>
+#include <lanejit/kernel.h>
+
+#include <sched.h>
+#include <structmember.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace lanejit::python {
+namespace {
+
+constexpr int kMaxArgs = BoundArguments::kMaxBuffers;
+constexpr size_t kMaxEntries = 32;
+// Calls with fewer elements keep the GIL: the kernel takes about as long as
+// releasing and taking it back.
+constexpr int64_t kReleaseGilElements = int64_t{1} << 14;
+
+// What an argument (or a module parameter) must look like for an entry.
+struct Layout {
+  int dims = 0;
+  std::array<int64_t, kMaxDims> sizes{};
+  std::array<int64_t, kMaxDims> strides{};
+
+  bool matches(const TensorView &v) const {
+    return v.dims == dims && std::equal(sizes.begin(), sizes.begin() + dims, v.sizes) &&
+           std::equal(strides.begin(), strides.begin() + dims, v.strides);
+  }
+};
+
+// A tensor the kernel can read as it is: the guard every entry starts with.
+bool plainTensor(const TorchTable *table, PyObject *object, TensorView &view) {
+  return table->view(object, &view) && view.is_float32 && view.on_cpu && view.strided &&
+         !view.needs_grad && view.dims <= kMaxDims;
+}
+
+Layout layoutOf(const TensorView &v) {
+  Layout l;
+  l.dims = v.dims;
+  std::copy(v.sizes, v.sizes + v.dims, l.sizes.begin());
+  std::copy(v.strides, v.strides + v.dims, l.strides.begin());
+  return l;
+}
+
+struct Input {
+  int arg = -1;              // the call's argument, or
+  PyObject *param = nullptr; // a tensor held by the entry (guarded per call)
+  Layout layout;             // param's layout at registration
+};
+
+// Held by shared_ptr: a hit keeps its entry alive while Python code (a
+// forward, a finalizer run by an allocation) may clear or grow the list.
+struct Entry {
+  Entry() = default;
+  Entry(const Entry &) = delete;
+  ~Entry() { // the GIL is held wherever the last reference goes
+    Py_XDECREF(last);
+    Py_XDECREF(forward);
+    for (Input &i : inputs)
+      Py_XDECREF(i.param);
+  }
+  std::vector<Layout> args;
+  PyObject *last = nullptr;    // what the instance's `last` becomes on a hit
+  PyObject *forward = nullptr; // a Python target, or the kernel below
+  std::optional<Kernel> kernel;
+  std::vector<Input> inputs;
+  std::vector<Layout> outputs;  // dense shapes of the kernel's outputs
+  std::vector<int64_t> strides; // row strides: inputs, then outputs
+  std::vector<int> pick;        // which outputs the call returns
+  bool tuple = false;           // as a tuple, else pick[0] alone
+  int64_t rows = 0, cols = 0;
+  int threads = 1;
+};
+
+struct FastCalls {
+  PyObject_HEAD PyObject *last;
+  char check; // set from Python (check=True); no entry runs while it is
+  std::vector<std::shared_ptr<Entry>> *entries;
+};
+
+PyObject *slowCall(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static PyObject *name = PyUnicode_InternFromString("_call");
+  PyObject *method = PyObject_GetAttr(self, name);
+  if (!method)
+    return nullptr;
+  PyObject *result = PyObject_Call(method, args, kwargs);
+  Py_DECREF(method);
+  return result;
+}
+
+void setLast(FastCalls *self, PyObject *last) {
+  Py_XINCREF(last);
+  Py_XSETREF(self->last, last);
+}
+
+float *workspace(int64_t floats) {
+  thread_local std::vector<float> storage;
+  constexpr uintptr_t align = LANEJIT_WORKSPACE_ALIGN_BYTES;
+  size_t need = static_cast<size_t>(floats) + align / sizeof(float);
+  if (storage.size() < need)
+    storage.resize(need);
+  auto p = reinterpret_cast<uintptr_t>(storage.data());
+  return reinterpret_cast<float *>((p + align - 1) & ~(align - 1));
+}
+
+// Runs a kernel entry; nullptr (no error set) when a parameter no longer
+// matches, so the caller takes the full path.
+PyObject *runKernel(FastCalls *self, const Entry &e, const TorchTable *table,
+                    const TensorView *views, bool &missed) {
+  std::array<void *, 2 * kMaxArgs> buffers;
+  size_t n = 0;
+  for (const Input &in : e.inputs) {
+    if (in.arg >= 0) {
+      buffers[n++] = views[in.arg].data;
+      continue;
+    }
+    TensorView v;
+    if (!plainTensor(table, in.param, v) || !in.layout.matches(v)) {
+      missed = true;
+      return nullptr;
+    }
+    buffers[n++] = v.data;
+  }
+  std::array<PyObject *, kMaxArgs> outs{};
+  for (size_t i = 0; i < e.outputs.size(); ++i) {
+    const Layout &o = e.outputs[i];
+    outs[i] = table->empty(o.sizes.data(), o.dims, &buffers[n++]);
+    if (!outs[i]) {
+      for (size_t j = 0; j < i; ++j)
+        Py_DECREF(outs[j]);
+      return nullptr;
+    }
+  }
+  const Kernel &kernel = *e.kernel;
+  bool failed = false;
+  std::string message;
+  auto run = [&] {
+    try {
+      int64_t floats = kernel.workspaceFloats(e.cols);
+      LaunchArgs args{buffers.data(), e.strides.data(), e.rows, e.cols,
+                      floats ? workspace(floats) : nullptr};
+      kernel.runEntry(args, e.threads);
+    } catch (const std::exception &ex) { // cannot happen for a checked entry
+      failed = true;
+      message = ex.what();
+    }
+  };
+  if (e.rows * e.cols < kReleaseGilElements) {
+    run();
+  } else {
+    Py_BEGIN_ALLOW_THREADS run();
+    Py_END_ALLOW_THREADS
+  }
+  PyObject *result = nullptr;
+  if (failed) {
+    PyErr_SetString(PyExc_RuntimeError, message.c_str());
+  } else if (!e.tuple) {
+    result = outs[e.pick[0]];
+    Py_INCREF(result);
+  } else {
+    result = PyTuple_New(static_cast<Py_ssize_t>(e.pick.size()));
+    for (size_t i = 0; result && i < e.pick.size(); ++i) {
+      Py_INCREF(outs[e.pick[i]]);
+      PyTuple_SET_ITEM(result, static_cast<Py_ssize_t>(i), outs[e.pick[i]]);
+    }
+  }
+  for (size_t i = 0; i < e.outputs.size(); ++i)
+    Py_DECREF(outs[i]);
+  if (result)
+    setLast(self, e.last);
+  return result;
+}
+
+PyObject *call(PyObject *object, PyObject *args, PyObject *kwargs) {
+  auto *self = reinterpret_cast<FastCalls *>(object);
+  Py_ssize_t n = PyTuple_GET_SIZE(args);
+  if ((kwargs && PyDict_GET_SIZE(kwargs)) || self->check || self->entries->empty() || n > kMaxArgs)
+    return slowCall(object, args, kwargs);
+  const TorchTable *table = nullptr;
+  try {
+    table = torchTable();
+  } catch (py::error_already_set &e) { // importing the adapter failed
+    e.restore();
+    return nullptr;
+  }
+  if (!table)
+    return slowCall(object, args, kwargs);
+  std::array<TensorView, kMaxArgs> views;
+  bool viewed = false;
+  for (size_t k = 0; k < self->entries->size(); ++k) {
+    std::shared_ptr<Entry> hold = (*self->entries)[k];
+    const Entry &e = *hold;
+    if (e.args.size() != static_cast<size_t>(n))
+      continue;
+    if (!viewed) {
+      for (Py_ssize_t i = 0; i < n; ++i)
+        if (!plainTensor(table, PyTuple_GET_ITEM(args, i), views[i]))
+          return slowCall(object, args, kwargs);
+      viewed = true;
+    }
+    bool same = true;
+    for (Py_ssize_t i = 0; same && i < n; ++i)
+      same = e.args[i].matches(views[i]);
+    if (!same)
+      continue;
+    if (e.forward) {
+      PyObject *result = PyObject_Call(e.forward, args, nullptr);
+      if (result)
+        setLast(self, e.last);
+      return result;
+    }
+    bool missed = false;
+    PyObject *result = runKernel(self, e, table, views.data(), missed);
+    if (!missed)
+      return result;
+    break;
+  }
+  return slowCall(object, args, kwargs);
+}
+
+int threadsOf(const Kernel &kernel) {
+  if (kernel.options().threads)
+    return *kernel.options().threads;
+  cpu_set_t set; // as Kernel::run without threads=: the CPU affinity count
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0)
+    return 1;
+  return std::max(1, CPU_COUNT(&set));
+}
+
+// Registers an entry for `args` (the call that was just run the full way).
+// Returns False, registering nothing, when they are not all plain tensors.
+bool registerEntry(FastCalls *self, py::tuple args, py::object last, py::object forward,
+                   py::object kernel, py::list sources, py::object pick) {
+  const TorchTable *table = torchTable();
+  if (!table || self->entries->size() >= kMaxEntries || args.size() > kMaxArgs)
+    return false;
+  auto entry = std::make_shared<Entry>();
+  Entry &e = *entry;
+  for (size_t i = 0; i < args.size(); ++i) {
+    TensorView v;
+    if (!plainTensor(table, args[i].ptr(), v))
+      return false;
+    e.args.push_back(layoutOf(v));
+  }
+  if (!forward.is_none()) {
+    e.forward = forward.inc_ref().ptr();
+  } else {
+    // Bind as the plain kernel call would: every check of arguments.cpp
+    // and Kernel::bind runs once, here.
+    e.kernel = kernel.cast<Kernel>();
+    const Program &program = e.kernel->program();
+    if (sources.size() != program.inputs.size() || program.outputs.size() > kMaxArgs)
+      return false;
+    py::tuple resolved(sources.size());
+    for (size_t i = 0; i < sources.size(); ++i) {
+      Input in;
+      py::handle s = sources[i];
+      if (PyLong_Check(s.ptr())) {
+        in.arg = s.cast<int>();
+        if (in.arg < 0 || static_cast<size_t>(in.arg) >= args.size())
+          return false;
+        resolved[i] = args[in.arg];
+      } else {
+        TensorView v;
+        if (!plainTensor(table, s.ptr(), v))
+          return false;
+        in.layout = layoutOf(v);
+        resolved[i] = s;
+      }
+      e.inputs.push_back(in);
+    }
+    BoundArguments bound;
+    bindInputs(program, resolved, 0, bound);
+    std::span<const BufferRef> in(bound.inputs.data(), bound.input_count);
+    Shape shape = bindShape(program, in, {});
+    py::object made = allocateOutputs(program, shape, bound);
+    std::span<const BufferRef> out(bound.outputs.data(), bound.output_count);
+    e.kernel->bind(in, out); // throws what a call would
+    py::tuple outs = program.outputs.size() == 1 ? py::make_tuple(made) : made.cast<py::tuple>();
+    for (size_t i = 0; i < outs.size(); ++i) {
+      TensorView v;
+      if (!plainTensor(table, outs[i].ptr(), v))
+        return false;
+      e.outputs.push_back(layoutOf(v));
+    }
+    for (const BufferRef &b : in)
+      e.strides.push_back(b.stride());
+    for (const BufferRef &b : out)
+      e.strides.push_back(b.stride());
+    e.rows = shape.rows;
+    e.cols = shape.cols;
+    e.threads = threadsOf(*e.kernel);
+    e.tuple = !PyLong_Check(pick.ptr());
+    for (py::handle k : e.tuple ? pick.cast<py::tuple>() : py::make_tuple(pick)) {
+      int index = k.cast<int>();
+      if (index < 0 || static_cast<size_t>(index) >= program.outputs.size())
+        return false;
+      e.pick.push_back(index);
+    }
+    for (size_t i = 0; i < e.inputs.size(); ++i)
+      if (e.inputs[i].arg < 0)
+        e.inputs[i].param = py::object(resolved[i]).release().ptr();
+  }
+  e.last = last.inc_ref().ptr();
+  self->entries->push_back(std::move(entry));
+  return true;
+}
+
+void clearEntries(FastCalls *self) {
+  if (!self->entries)
+    return;
+  std::vector<std::shared_ptr<Entry>> entries;
+  entries.swap(*self->entries); // the decrefs may run Python code
+}
+
+int traverse(PyObject *object, visitproc visit, void *arg) {
+  auto *self = reinterpret_cast<FastCalls *>(object);
+  Py_VISIT(self->last);
+  if (self->entries)
+    for (const std::shared_ptr<Entry> &p : *self->entries) {
+      Entry &e = *p;
+      Py_VISIT(e.last);
+      Py_VISIT(e.forward);
+      for (Input &i : e.inputs)
+        Py_VISIT(i.param);
+    }
+  return 0;
+}
+
+int clear(PyObject *object) {
+  auto *self = reinterpret_cast<FastCalls *>(object);
+  Py_CLEAR(self->last);
+  clearEntries(self);
+  return 0;
+}
+
+PyObject *create(PyTypeObject *type, PyObject *, PyObject *) {
+  PyObject *object = type->tp_alloc(type, 0);
+  if (!object)
+    return nullptr;
+  reinterpret_cast<FastCalls *>(object)->entries = new std::vector<std::shared_ptr<Entry>>();
+  return object;
+}
+
+void destroy(PyObject *object) {
+  PyObject_GC_UnTrack(object);
+  clear(object);
+  delete reinterpret_cast<FastCalls *>(object)->entries;
+  Py_TYPE(object)->tp_free(object);
+}
+
+PyMemberDef members[] = {
+    {"last", T_OBJECT, offsetof(FastCalls, last), 0,
+     "(specialization or None, fallback reason) of the last call"},
+    {"check", T_BOOL, offsetof(FastCalls, check), 0, "run eager alongside and compare"},
+    {nullptr, 0, 0, 0, nullptr}};
+
+PyTypeObject fastCallsType = {PyVarObject_HEAD_INIT(nullptr, 0)};
+
+} // namespace
+
+void defineFastCalls(py::module_ &m) {
+  PyTypeObject &t = fastCallsType;
+  t.tp_name = "lanejit._lanejit.FastCalls";
+  t.tp_basicsize = sizeof(FastCalls);
+  t.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC;
+  t.tp_doc = "Base of lanejit.torch's compiled callable: the cached call path (docs/torch.md)";
+  t.tp_new = create;
+  t.tp_dealloc = destroy;
+  t.tp_traverse = traverse;
+  t.tp_clear = clear;
+  t.tp_call = call;
+  t.tp_members = members;
+  if (PyType_Ready(&t) < 0)
+    throw py::error_already_set();
+  py::handle type(reinterpret_cast<PyObject *>(&t));
+  m.add_object("FastCalls", type.inc_ref());
+  m.def(
+      "_fast_register",
+      [](py::handle self, py::tuple args, py::object last, py::object forward, py::object kernel,
+         py::list sources, py::object pick) {
+        if (!PyObject_TypeCheck(self.ptr(), &fastCallsType))
+          throw py::type_error("lanejit: _fast_register needs a FastCalls");
+        return registerEntry(reinterpret_cast<FastCalls *>(self.ptr()), args, last, forward, kernel,
+                             sources, pick);
+      },
+      py::arg("compiled"), py::arg("args"), py::arg("last"), py::arg("forward") = py::none(),
+      py::arg("kernel") = py::none(), py::arg("sources") = py::list(), py::arg("pick") = py::none(),
+      "registers a cached call (lanejit.torch internal): forward, or kernel with sources "
+      "(argument index or tensor per kernel input) and pick (int or tuple of output indices)");
+  m.def("_fast_clear", [](py::handle self) {
+    if (PyObject_TypeCheck(self.ptr(), &fastCallsType))
+      clearEntries(reinterpret_cast<FastCalls *>(self.ptr()));
+  });
+  m.def("_fast_count", [](py::handle self) {
+    return PyObject_TypeCheck(self.ptr(), &fastCallsType)
+               ? reinterpret_cast<FastCalls *>(self.ptr())->entries->size()
+               : size_t{0};
+  });
+}
+
+} // namespace lanejit::python

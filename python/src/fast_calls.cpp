@@ -91,6 +91,9 @@ struct Entry {
   bool tuple = false;           // as a tuple, else pick[0] alone
   int64_t rows = 0, cols = 0;
   int threads = 1;
+  NativeEntry native = nullptr; // checked to run here at registration
+  int64_t workspace_floats = 0;
+  int64_t block_rows = 1;
 };
 
 struct FastCalls {
@@ -152,24 +155,23 @@ PyObject *runKernel(FastCalls *self, const Entry &e, const TorchTable *table,
       return nullptr;
     }
   }
-  const Kernel &kernel = *e.kernel;
   bool failed = false;
   std::string message;
-  auto run = [&] {
-    try {
-      int64_t floats = kernel.workspaceFloats(e.cols);
-      LaunchArgs args{buffers.data(), e.strides.data(), e.rows, e.cols,
-                      floats ? workspace(floats) : nullptr};
-      kernel.runEntry(args, e.threads);
-    } catch (const std::exception &ex) { // cannot happen for a checked entry
+  LaunchArgs launch{buffers.data(), e.strides.data(), e.rows, e.cols,
+                    e.workspace_floats ? workspace(e.workspace_floats) : nullptr};
+  if (e.rows * e.cols < kReleaseGilElements) {
+    // Small: the native entry on this thread, as Kernel::run does when its
+    // cost model finds the call not worth splitting (and any split gives
+    // the same bits).
+    for (int64_t r = 0; r < e.rows; r += e.block_rows)
+      e.native(&launch, r, std::min(e.rows, r + e.block_rows));
+  } else {
+    Py_BEGIN_ALLOW_THREADS try {
+      e.kernel->runEntry(launch, e.threads); // split across the pool as run() splits
+    } catch (const std::exception &ex) {     // cannot happen for a checked entry
       failed = true;
       message = ex.what();
     }
-  };
-  if (e.rows * e.cols < kReleaseGilElements) {
-    run();
-  } else {
-    Py_BEGIN_ALLOW_THREADS run();
     Py_END_ALLOW_THREADS
   }
   PyObject *result = nullptr;
@@ -312,6 +314,9 @@ bool registerEntry(FastCalls *self, py::tuple args, py::object last, py::object 
     e.rows = shape.rows;
     e.cols = shape.cols;
     e.threads = threadsOf(*e.kernel);
+    e.native = e.kernel->nativeEntry();
+    e.workspace_floats = e.kernel->workspaceFloats(e.cols);
+    e.block_rows = std::max(1, e.kernel->options().block_rows);
     e.tuple = !PyLong_Check(pick.ptr());
     for (py::handle k : e.tuple ? pick.cast<py::tuple>() : py::make_tuple(pick)) {
       int index = k.cast<int>();

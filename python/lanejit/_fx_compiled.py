@@ -11,15 +11,18 @@ use no kernel at all (inputs requiring grad while grad mode is on, CUDA
 tensors, an untraceable function) run the original code, and the reason is
 kept for explain().
 
-In front of all that sits the fast guard: a dict keyed by grad mode and,
-per argument, shape, dtype, is_cpu, is_contiguous() and (in grad mode)
-requires_grad maps
-a key seen before to what its call runs (the kernel itself when
-_fx_direct applies, else the specialization's forward), so a repeated call
-costs one tuple, one dict lookup and the kernel call. Calls with keyword or
-non-tensor arguments, check mode, fallbacks, and grad mode on a module with
-parameters (whose requires_grad may change between calls) take the full
-path every time.
+In front of all that sit two caches of what a call runs. _lanejit.FastCalls
+(the C base class; its call slot is the callable's __call__) holds entries
+for calls whose arguments are plain float32 CPU tensors, keyed by exact
+sizes and strides, and runs the kernel (when _fx_direct applies) or the
+specialization's forward without Python code. Any other call, and every
+miss, runs _call: a dict keyed by grad mode and, per argument, shape,
+dtype, is_cpu, is_contiguous() and (in grad mode) requires_grad maps a key
+seen before to what its call runs, so a repeated call costs one tuple, one
+dict lookup and the call. Calls with keyword or non-tensor arguments,
+check mode, fallbacks, and grad mode on a module with parameters (whose
+requires_grad may change between calls) take the full path every time.
+Both caches are filled only after a call ran the full path.
 """
 
 import inspect

@@ -12,89 +12,19 @@
 // specialization's forward). Anything else, and every miss, calls the
 // instance's `_call` method, the full Python path; so the list is only a
 // cache and every guard the Python path has still decides what it holds.
-#include "arguments.h"
 #include "bindings.h"
+#include "fast_call_entry.h"
 
-#include <lanejit/bind.h>
-#include <lanejit/kernel.h>
-
-#include <sched.h>
 #include <structmember.h>
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 #include <memory>
-#include <optional>
+#include <string>
 #include <vector>
 
 namespace lanejit::python {
 namespace {
-
-constexpr int kMaxArgs = BoundArguments::kMaxBuffers;
-constexpr size_t kMaxEntries = 32;
-// Calls with fewer elements keep the GIL: the kernel takes about as long as
-// releasing and taking it back.
-constexpr int64_t kReleaseGilElements = int64_t{1} << 14;
-
-// What an argument (or a module parameter) must look like for an entry.
-struct Layout {
-  int dims = 0;
-  std::array<int64_t, kMaxDims> sizes{};
-  std::array<int64_t, kMaxDims> strides{};
-
-  bool matches(const TensorView &v) const {
-    return v.dims == dims && std::equal(sizes.begin(), sizes.begin() + dims, v.sizes) &&
-           std::equal(strides.begin(), strides.begin() + dims, v.strides);
-  }
-};
-
-// A tensor the kernel can read as it is: the guard every entry starts with.
-bool plainTensor(const TorchTable *table, PyObject *object, TensorView &view) {
-  return table->view(object, &view) && view.is_float32 && view.on_cpu && view.strided &&
-         !view.needs_grad && view.dims <= kMaxDims;
-}
-
-Layout layoutOf(const TensorView &v) {
-  Layout l;
-  l.dims = v.dims;
-  std::copy(v.sizes, v.sizes + v.dims, l.sizes.begin());
-  std::copy(v.strides, v.strides + v.dims, l.strides.begin());
-  return l;
-}
-
-struct Input {
-  int arg = -1;              // the call's argument, or
-  PyObject *param = nullptr; // a tensor held by the entry (guarded per call)
-  Layout layout;             // param's layout at registration
-};
-
-// Held by shared_ptr: a hit keeps its entry alive while Python code (a
-// forward, a finalizer run by an allocation) may clear or grow the list.
-struct Entry {
-  Entry() = default;
-  Entry(const Entry &) = delete;
-  ~Entry() { // the GIL is held wherever the last reference goes
-    Py_XDECREF(last);
-    Py_XDECREF(forward);
-    for (Input &i : inputs)
-      Py_XDECREF(i.param);
-  }
-  std::vector<Layout> args;
-  PyObject *last = nullptr;    // what the instance's `last` becomes on a hit
-  PyObject *forward = nullptr; // a Python target, or the kernel below
-  std::optional<Kernel> kernel;
-  std::vector<Input> inputs;
-  std::vector<Layout> outputs;  // dense shapes of the kernel's outputs
-  std::vector<int64_t> strides; // row strides: inputs, then outputs
-  std::vector<int> pick;        // which outputs the call returns
-  bool tuple = false;           // as a tuple, else pick[0] alone
-  int64_t rows = 0, cols = 0;
-  int threads = 1;
-  NativeEntry native = nullptr; // checked to run here at registration
-  int64_t workspace_floats = 0;
-  int64_t block_rows = 1;
-};
 
 struct FastCalls {
   PyObject_HEAD PyObject *last;
@@ -241,94 +171,15 @@ PyObject *call(PyObject *object, PyObject *args, PyObject *kwargs) {
   return slowCall(object, args, kwargs);
 }
 
-int threadsOf(const Kernel &kernel) {
-  if (kernel.options().threads)
-    return *kernel.options().threads;
-  cpu_set_t set; // as Kernel::run without threads=: the CPU affinity count
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) != 0)
-    return 1;
-  return std::max(1, CPU_COUNT(&set));
-}
-
-// Registers an entry for `args` (the call that was just run the full way).
-// Returns False, registering nothing, when they are not all plain tensors.
+// Registers an entry for `args` (fast_call_entry.h); False when not
+// registered.
 bool registerEntry(FastCalls *self, py::tuple args, py::object last, py::object forward,
                    py::object kernel, py::list sources, py::object pick) {
-  const TorchTable *table = torchTable();
-  if (!table || self->entries->size() >= kMaxEntries || args.size() > kMaxArgs)
+  if (self->entries->size() >= kMaxEntries)
     return false;
-  auto entry = std::make_shared<Entry>();
-  Entry &e = *entry;
-  for (size_t i = 0; i < args.size(); ++i) {
-    TensorView v;
-    if (!plainTensor(table, args[i].ptr(), v))
-      return false;
-    e.args.push_back(layoutOf(v));
-  }
-  if (!forward.is_none()) {
-    e.forward = forward.inc_ref().ptr();
-  } else {
-    // Bind as the plain kernel call would: every check of arguments.cpp
-    // and Kernel::bind runs once, here.
-    e.kernel = kernel.cast<Kernel>();
-    const Program &program = e.kernel->program();
-    if (sources.size() != program.inputs.size() || program.outputs.size() > kMaxArgs)
-      return false;
-    py::tuple resolved(sources.size());
-    for (size_t i = 0; i < sources.size(); ++i) {
-      Input in;
-      py::handle s = sources[i];
-      if (PyLong_Check(s.ptr())) {
-        in.arg = s.cast<int>();
-        if (in.arg < 0 || static_cast<size_t>(in.arg) >= args.size())
-          return false;
-        resolved[i] = args[in.arg];
-      } else {
-        TensorView v;
-        if (!plainTensor(table, s.ptr(), v))
-          return false;
-        in.layout = layoutOf(v);
-        resolved[i] = s;
-      }
-      e.inputs.push_back(in);
-    }
-    BoundArguments bound;
-    bindInputs(program, resolved, 0, bound);
-    std::span<const BufferRef> in(bound.inputs.data(), bound.input_count);
-    Shape shape = bindShape(program, in, {});
-    py::object made = allocateOutputs(program, shape, bound);
-    std::span<const BufferRef> out(bound.outputs.data(), bound.output_count);
-    e.kernel->bind(in, out); // throws what a call would
-    py::tuple outs = program.outputs.size() == 1 ? py::make_tuple(made) : made.cast<py::tuple>();
-    for (size_t i = 0; i < outs.size(); ++i) {
-      TensorView v;
-      if (!plainTensor(table, outs[i].ptr(), v))
-        return false;
-      e.outputs.push_back(layoutOf(v));
-    }
-    for (const BufferRef &b : in)
-      e.strides.push_back(b.stride());
-    for (const BufferRef &b : out)
-      e.strides.push_back(b.stride());
-    e.rows = shape.rows;
-    e.cols = shape.cols;
-    e.threads = threadsOf(*e.kernel);
-    e.native = e.kernel->nativeEntry();
-    e.workspace_floats = e.kernel->workspaceFloats(e.cols);
-    e.block_rows = std::max(1, e.kernel->options().block_rows);
-    e.tuple = !PyLong_Check(pick.ptr());
-    for (py::handle k : e.tuple ? pick.cast<py::tuple>() : py::make_tuple(pick)) {
-      int index = k.cast<int>();
-      if (index < 0 || static_cast<size_t>(index) >= program.outputs.size())
-        return false;
-      e.pick.push_back(index);
-    }
-    for (size_t i = 0; i < e.inputs.size(); ++i)
-      if (e.inputs[i].arg < 0)
-        e.inputs[i].param = py::object(resolved[i]).release().ptr();
-  }
-  e.last = last.inc_ref().ptr();
+  std::shared_ptr<Entry> entry = makeEntry(args, last, forward, kernel, sources, pick);
+  if (!entry)
+    return false;
   self->entries->push_back(std::move(entry));
   return true;
 }

@@ -240,3 +240,27 @@ def test_softmax_after_a_neg_inf_fill_matches_eager_with_special_rows(form):
             exp = re.search(r"(%\d+) = exp (%\d+)", text)
             assert exp and re.search(rf"= select [^\n]*{exp.group(1)}\b", text), text
             assert not re.search(rf"{exp.group(2)} = select", text), text
+
+
+def test_threads_share_the_entries():
+    import threading
+    for rows, cols in ((17, 65), (300, 257)):  # below and above the GIL threshold
+        name, fn, args = seed_cases(rows, cols)[3]
+        compiled = ljt.compile(fn)
+        with torch.no_grad():
+            warm(compiled, *args)
+            want = compiled(*args)
+        bad = []
+
+        def work():
+            with torch.no_grad():
+                for _ in range(50):
+                    if not torch.equal(compiled(*args), want):
+                        bad.append(1)
+
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not bad and _lanejit._fast_count(compiled) == 1

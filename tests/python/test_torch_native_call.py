@@ -12,6 +12,7 @@ import torch.nn.functional as F  # noqa: E402
 
 import lanejit.torch as ljt  # noqa: E402
 from lanejit import _lanejit  # noqa: E402
+from lanejit import _fx_ops  # noqa: E402
 from lanejit._fx_direct import direct_call  # noqa: E402
 from torch_models import DecoderBlock, seed_cases  # noqa: E402
 
@@ -203,7 +204,7 @@ class _MaskedSoftmax(torch.nn.Module):
 
 
 @pytest.mark.parametrize("form", ["masked_fill", "where", "where_flipped", "module", "log"])
-def test_softmax_after_a_neg_inf_fill_matches_eager_with_special_rows(form):
+def test_softmax_after_a_neg_inf_fill_matches_eager_with_special_rows(form, monkeypatch):
     module = _MaskedSoftmax()
 
     def fn(s, m):
@@ -240,6 +241,16 @@ def test_softmax_after_a_neg_inf_fill_matches_eager_with_special_rows(form):
             exp = re.search(r"(%\d+) = exp (%\d+)", text)
             assert exp and re.search(rf"= select [^\n]*{exp.group(1)}\b", text), text
             assert not re.search(rf"{exp.group(2)} = select", text), text
+            # the same bits as the exp of the filled value (NaN where it is NaN)
+            with monkeypatch.context() as mp:
+                mp.setattr(_fx_ops, "_is_neg_inf", lambda v: False)
+                plain = ljt.compile(module if form == "module" else fn)
+                old = plain(s, m)
+                old = plain(s, m)
+                assert str(plain.last[0].groups[0].program) != text  # really the other lowering
+            nan = torch.isnan(got)
+            assert torch.equal(nan, torch.isnan(old))
+            assert torch.equal(got[~nan], old[~nan])
 
 
 def test_threads_share_the_entries():

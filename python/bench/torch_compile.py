@@ -2,7 +2,9 @@
 
 The six seed operators written the usual PyTorch way (tests/python/
 torch_models.py) at the seed shapes (17x65 and 1024x4097; RoPE 17x66 and
-1024x4098), and a Llama-style decoder block, with one torch thread.
+1024x4098), and a Llama-style decoder block, on one thread: torch.set_num_threads
+(--threads) and the kernels compiled with the same threads= (lanejit would
+otherwise use every CPU of its affinity for large calls).
 For each case the two variants (eager, compiled) are visited in paired
 rounds in one run, the order alternating between rounds. A visit: a short
 warmup, then batches of calls sized to last >= --visit-ms; its value is the
@@ -83,9 +85,12 @@ def main():
     p.add_argument("--visit-ms", type=float, default=20)
     p.add_argument("--block-rows", type=int, default=128)
     p.add_argument("--only", default="", help="run cases whose name contains this")
+    p.add_argument("--threads", type=int, default=1,
+                   help="threads for both torch and the lanejit kernels (compile's threads=)")
     a = p.parse_args()
-    torch.set_num_threads(1)
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} thread, "
+    torch.set_num_threads(a.threads)
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} thread(s) for torch and "
+          f"lanejit, "
           f"ATEN_CPU_CAPABILITY={os.environ.get('ATEN_CPU_CAPABILITY', '(default)')}, "
           f"malloc {'default' if a.keep_malloc else 'keeps freed memory'}, "
           f"load average {os.getloadavg()[0]:.2f}")
@@ -94,7 +99,7 @@ def main():
         for name, fn, args in cases(a.block_rows):
             if a.only not in name:
                 continue
-            compiled = ljt.compile(fn)
+            compiled = ljt.compile(fn, threads=a.threads)
             got, want = compiled(*args), fn(*args)
             err = (got.double() - want.double()).abs()
             assert bool((err <= 5e-5 + 5e-5 * want.double().abs()).all()), name

@@ -11,16 +11,21 @@ use no kernel at all (inputs requiring grad while grad mode is on, CUDA
 tensors, an untraceable function) run the original code, and the reason is
 kept for explain().
 
-In front of all that sits the fast guard: a dict keyed by grad mode and,
-per argument, shape, dtype, is_cpu, is_contiguous() and (in grad mode)
-requires_grad maps
-a key seen before to what its call runs (the kernel itself when
-_fx_direct applies, else the specialization's forward), so a repeated call
-costs one tuple, one dict lookup and the kernel call. Calls with keyword or
-non-tensor arguments, check mode, fallbacks, and grad mode on a module with
-parameters (whose requires_grad may change between calls) take the full
-path every time.
+In front of all that sit two caches of what a call runs. _lanejit.FastCalls
+(the C base class; its call slot is the callable's __call__) holds entries
+for calls whose arguments are plain float32 CPU tensors, keyed by exact
+sizes and strides, and runs the kernel (when _fx_direct applies) or the
+specialization's forward without Python code. Any other call, and every
+miss, runs _call: a dict keyed by grad mode and, per argument, shape,
+dtype, is_cpu, is_contiguous() and (in grad mode) requires_grad maps a key
+seen before to what its call runs, so a repeated call costs one tuple, one
+dict lookup and the call. Calls with keyword or non-tensor arguments,
+check mode, fallbacks, and grad mode on a module with parameters (whose
+requires_grad may change between calls) take the full path every time.
+Both caches are filled only after a call ran the full path.
 """
+
+import inspect
 
 import torch
 import torch.fx
@@ -130,12 +135,16 @@ def _compare(got, want, path="output"):
             _compare(got[k], want[k], f"{path}[{k!r}]")
 
 
-class Compiled:
-    """What lanejit.torch.compile returns; call it like the original."""
+class Compiled(_lj.FastCalls):
+    """What lanejit.torch.compile returns; call it like the original.
+
+    Calling it runs _lj.FastCalls's C call (no __call__ here): a call whose
+    arguments match an entry registered below runs that entry's kernel (or
+    forward) without Python code; any other call runs _call."""
 
     def __init__(self, fn, check=False, **options):
         self.original = fn
-        self.check = check
+        self.check = bool(check)
         self.options = options
         self.cache = {}
         self._fast = {}           # fast key -> ((spec, None), function of the arguments)
@@ -146,8 +155,10 @@ class Compiled:
             self.graph_module = torch.fx.symbolic_trace(fn)
             self.graph_module._lanejit_name = _safe_name(fn)
             self.trace_error = _in_place(self.graph_module)
+            self.signature = inspect.signature(self.graph_module.forward)
         except Exception as e:  # data-dependent control flow and the like
             self.graph_module = None
+            self.signature = None
             self.trace_error = f"torch.fx.symbolic_trace failed: {type(e).__name__}: {e}"
 
     def fallback_reason(self, args, kwargs):
@@ -174,11 +185,15 @@ class Compiled:
             return None, "an argument that is not a tensor or a number"
         spec = self.cache.get(key)
         if spec is None:
+            # The original's TypeError for a wrong argument count (fx's
+            # interpreter would ignore extra arguments).
+            self.signature.bind(*args)
             spec = Specialization(self.graph_module, args, self.options)
             self.cache[key] = spec
         return spec, None
 
-    def __call__(self, *args, **kwargs):
+    def _call(self, *args, **kwargs):
+        """The full path (FastCalls calls it when no entry matched)."""
         # The fast guard, inlined: every attribute read here is ~35-60 ns.
         key = None
         grad = _grad_enabled()
@@ -208,12 +223,24 @@ class Compiled:
             direct = direct_call(spec, args)
             if direct is not None:
                 self._fast[key] = (self.last, direct[0])
+                kernel, sources, pick = direct[2]
+                _register(self, args, kernel=kernel, sources=sources, pick=pick)
                 return direct[1]
             self._fast[key] = (self.last, spec.forward)
+            _register(self, args, forward=spec.forward)
         out = spec.forward(*args)
         if self.check:
             _compare(out, self.original(*args))
         return out
+
+
+def _register(compiled, args, **target):
+    """Adds the C entry for this call (only plain float32 CPU tensors that
+    need no grad get one; the C guard re-checks that on every call)."""
+    try:
+        _lj._fast_register(compiled, args, compiled.last, **target)
+    except (TypeError, ValueError):
+        pass  # bound as the plain kernel call binds: not registered, the dict serves
 
 
 def _in_place(gm):

@@ -17,8 +17,11 @@ import torch.fx
 
 
 def direct_call(spec, args):
-    """(function of the call's arguments, this call's result), or None when
-    the specialization is not one kernel on its arguments."""
+    """(function of the call's arguments, this call's result, (kernel,
+    sources, pick)), or None when the specialization is not one kernel on
+    its arguments. sources has, per kernel input, the argument's index or
+    the parameter tensor; pick is the output index the call returns, or a
+    tuple of them (what _lanejit.FastCalls registers)."""
     if len(spec.groups) != 1:
         return None
     group = spec.groups[0]
@@ -71,7 +74,8 @@ def direct_call(spec, args):
                                     or y.dtype != torch.float32
                                     for y, (_, shape, _) in zip(got, want)):
         return None
-    return fn, result
+    sources = [v for _, v in slots]
+    return fn, result, (group.kernel, sources, pick)
 
 
 def _attr(module, target):

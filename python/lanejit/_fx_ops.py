@@ -107,14 +107,49 @@ def _clamp(lw, node, lo=None, hi=None):
 
 def _where(lw, node):
     a = _args(node, ["condition", "input", "other"])
-    return elementwise(_lj.select, lw.val(a["condition"]), lw.val(a["input"]),
-                       lw.val(a["other"]))
+    m, x, y = lw.val(a["condition"]), lw.val(a["input"]), lw.val(a["other"])
+    if _is_neg_inf(y):
+        _neg_inf_fills(lw)[node] = (m, x, False)
+    elif _is_neg_inf(x):
+        _neg_inf_fills(lw)[node] = (m, y, True)
+    return elementwise(_lj.select, m, x, y)
 
 
 def _masked_fill(lw, node):
     a = _args(node, ["input", "mask", "value"])
-    return elementwise(lambda x, m, v: _lj.select(m, v, x), lw.val(a["input"]),
-                       lw.val(a["mask"]), lw.val(a["value"]))
+    x, m, v = lw.val(a["input"]), lw.val(a["mask"]), lw.val(a["value"])
+    if _is_neg_inf(v):
+        _neg_inf_fills(lw)[node] = (m, x, True)
+    return elementwise(lambda x, m, v: _lj.select(m, v, x), x, m, v)
+
+
+# Softmax after filling with -inf (an attention mask): exp(-inf - max) is
+# +0, but a vector exp spends most of its time on arguments that underflow
+# (denormal assists), so the filled lanes are selected to +0 after an exp
+# of the unfilled value instead. Same bits: a filled lane is +0 either way
+# when the row maximum is finite or +inf; when it is -inf or NaN every
+# result of the row is NaN both ways.
+def _neg_inf_fills(lw):
+    """node -> (mask, unfilled value, True when the mask marks the filled lanes)."""
+    if not hasattr(lw, "neg_inf_fills"):
+        lw.neg_inf_fills = {}
+    return lw.neg_inf_fills
+
+
+def _is_neg_inf(v):
+    return isinstance(v, float) and v == float("-inf")
+
+
+def _exp_shifted(lw, source, x, mx):
+    """exp(x - mx) lane by lane, x the value of fx node `source`."""
+    fill = _neg_inf_fills(lw).get(source)
+    if fill is None:
+        return elementwise(_lj.exp, elementwise(lambda p, m: p - m, x, mx))
+    mask, unfilled, filled_when_true = fill
+    e = elementwise(_lj.exp, elementwise(lambda p, m: p - m, unfilled, mx))
+    if filled_when_true:
+        return elementwise(lambda m, p: _lj.select(m, 0.0, p), mask, e)
+    return elementwise(lambda m, p: _lj.select(m, p, 0.0), mask, e)
 
 
 def _reduction(kind):
@@ -157,22 +192,29 @@ def _var(lw, node):
     return Uniform(reduce("sum", elementwise(lambda p: p * p, d)).expr / float(n))
 
 
-def _softmax_parts(lw, node):
+def _softmax_input(lw, node):
     a = _args(node, ["input", "dim", "_stacklevel", "dtype"], {"_stacklevel": 3, "dtype": None})
     _no_dtype(lw, a["dtype"])
     _last_dim(lw, node, a["dim"], a["input"])
-    x = lw.val(a["input"])
-    return elementwise(lambda p, m: p - m, x, reduce("max", x))
+    return a["input"]
 
 
-def _softmax(lw, node):
-    e = elementwise(_lj.exp, _softmax_parts(lw, node))
+def _softmax_of(lw, source):
+    x = lw.val(source)
+    e = _exp_shifted(lw, source, x, reduce("max", x))
     return elementwise(lambda p, s: p / s, e, reduce("sum", e))
 
 
+def _softmax(lw, node):
+    return _softmax_of(lw, _softmax_input(lw, node))
+
+
 def _log_softmax(lw, node):
-    z = _softmax_parts(lw, node)
-    lse = _lj.log(reduce("sum", elementwise(_lj.exp, z)).expr)
+    source = _softmax_input(lw, node)
+    x = lw.val(source)
+    mx = reduce("max", x)
+    z = elementwise(lambda p, m: p - m, x, mx)
+    lse = _lj.log(reduce("sum", _exp_shifted(lw, source, x, mx)).expr)
     return elementwise(lambda p, s: p - s, z, Uniform(lse))
 
 
@@ -321,9 +363,7 @@ _MODULES = {
 def _module_softmax(lw, node, m):
     if m.dim not in (-1, len(lw.shape_of(node.args[0])) - 1):
         raise Unsupported(f"Softmax(dim={m.dim}), not the last dim")
-    e = elementwise(_lj.exp, elementwise(lambda p, q: p - q, lw.val(node.args[0]),
-                                         reduce("max", lw.val(node.args[0]))))
-    return elementwise(lambda p, s: p / s, e, reduce("sum", e))
+    return _softmax_of(lw, node.args[0])
 
 
 def _function_name(target):

@@ -12,6 +12,7 @@
 
 namespace lanejit::python {
 namespace {
+const TorchTable *torch_table = nullptr; // set once; the GIL guards it
 
 // An array argument in elements, whichever library it came from.
 struct ArrayView {
@@ -33,34 +34,6 @@ std::string what(const char *role, const std::string &name) {
 }
 [[noreturn]] void valueError(const std::string &message) {
   throw py::value_error(message);
-}
-
-const TorchTable *torch_table = nullptr; // set once; the GIL guards it
-
-// The adapter, imported the first time it can matter: torch is loaded (an
-// object cannot be a tensor otherwise) and the adapter was built.
-const TorchTable *torchTable() {
-  if (torch_table)
-    return torch_table;
-  if (!PyDict_GetItemString(PyImport_GetModuleDict(), "torch"))
-    return nullptr;
-  static bool missing = false; // built without the adapter: tensors are refused
-  if (missing)
-    return nullptr;
-  py::object capsule;
-  try {
-    capsule = py::module_::import("lanejit._lanejit_torch").attr("table");
-  } catch (py::error_already_set &e) {
-    if (!e.matches(PyExc_ImportError))
-      throw;
-    missing = true;
-    return nullptr;
-  }
-  torch_table =
-      static_cast<const TorchTable *>(PyCapsule_GetPointer(capsule.ptr(), kTorchTableCapsule));
-  if (!torch_table)
-    throw py::error_already_set();
-  return torch_table;
 }
 
 std::string typeName(py::handle object) {
@@ -221,6 +194,32 @@ std::string names(const Program &program) {
 }
 
 } // namespace
+
+// The adapter (arguments.h), imported the first time it can matter: torch is loaded (an
+// object cannot be a tensor otherwise) and the adapter was built.
+const TorchTable *torchTable() {
+  if (torch_table)
+    return torch_table;
+  if (!PyDict_GetItemString(PyImport_GetModuleDict(), "torch"))
+    return nullptr;
+  static bool missing = false; // built without the adapter: tensors are refused
+  if (missing)
+    return nullptr;
+  py::object capsule;
+  try {
+    capsule = py::module_::import("lanejit._lanejit_torch").attr("table");
+  } catch (py::error_already_set &e) {
+    if (!e.matches(PyExc_ImportError))
+      throw;
+    missing = true;
+    return nullptr;
+  }
+  torch_table =
+      static_cast<const TorchTable *>(PyCapsule_GetPointer(capsule.ptr(), kTorchTableCapsule));
+  if (!torch_table)
+    throw py::error_already_set();
+  return torch_table;
+}
 
 void bindInputs(const Program &program, py::handle args, size_t first, BoundArguments &bound) {
   size_t given = PyTuple_GET_SIZE(args.ptr()) - first;

@@ -35,6 +35,10 @@ struct BoundArguments {
   std::array<int64_t, kMaxDims> leading{};
 };
 
+// The torch adapter's table, imported the first time it can matter (torch
+// is loaded), or null when torch is not loaded or the adapter was not built.
+const TorchTable *torchTable();
+
 // Binds inputs (a tuple of Python objects) to `program`'s declarations.
 void bindInputs(const Program &program, py::handle args, size_t first, BoundArguments &bound);
 // Binds `out` (an array, or a tuple/list with one entry per output) to the

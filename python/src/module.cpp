@@ -20,4 +20,5 @@ PYBIND11_MODULE(_lanejit, m) {
   lanejit::python::defineProgram(m);
   lanejit::python::defineKernel(m);
   lanejit::python::defineTiming(m);
+  lanejit::python::defineFastCalls(m);
 }

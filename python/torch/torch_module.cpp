@@ -31,14 +31,14 @@ int viewTensor(PyObject *object, TensorView *view) {
   view->strided = t.layout() == at::kStrided;
   if (!view->strided)
     return 1; // the caller refuses it; strides() would throw
-  int64_t dims = t.dim();
+  // The arrays at once (size(i)/stride(i) wrap and check every index).
+  at::IntArrayRef sizes = t.sizes(), strides = t.strides();
+  int64_t dims = static_cast<int64_t>(sizes.size());
   view->dims = static_cast<int>(dims);
   if (dims > lanejit::python::kMaxDims)
     return 1; // the caller reports the rank
-  for (int64_t i = 0; i < dims; ++i) {
-    view->sizes[i] = t.size(i);
-    view->strides[i] = t.stride(i);
-  }
+  std::memcpy(view->sizes, sizes.data(), dims * sizeof(int64_t));
+  std::memcpy(view->strides, strides.data(), dims * sizeof(int64_t));
   // data_ptr() of a tensor without storage (meta) throws; such a tensor is
   // not on the CPU and is rejected before data is used.
   view->data = view->on_cpu && t.has_storage() ? t.data_ptr() : nullptr;

@@ -278,17 +278,19 @@ void KernelEmitter::emitRowLoop() {
 
 Value *KernelEmitter::flattenRows() {
   // Dense: every row tensor's row r + 1 starts where row r ends, so rows
-  // [begin, end) are one row of (end - begin) x C columns starting at row
-  // begin. Checked once per call; otherwise the loop runs row by row.
+  // [begin, end) are one row of (end - begin) x width columns starting at
+  // row begin (width: the traversal's length, C or a fixed number). Checked
+  // once per call; otherwise the loop runs row by row.
+  Value *width = dimValue(plan_.traversals.at(0).len);
   Value *dense = launch_.CreateICmpSGT(rowEnd_, rowBegin_);
   for (size_t i = 0; i < bases_.size(); ++i) {
     bool rowTensor = i >= program_.inputs.size() || program_.inputs[i].kind == ParamKind::RowTensor;
     if (rowTensor)
-      dense = launch_.CreateAnd(dense, launch_.CreateICmpEQ(strides_[i], cols_));
+      dense = launch_.CreateAnd(dense, launch_.CreateICmpEQ(strides_[i], width));
   }
   dense->setName("rows.dense");
-  Value *flat = launch_.CreateMul(launch_.CreateSub(rowEnd_, rowBegin_), cols_);
-  flatLen_ = launch_.CreateSelect(dense, flat, cols_, "row.len");
+  Value *flat = launch_.CreateMul(launch_.CreateSub(rowEnd_, rowBegin_), width);
+  flatLen_ = launch_.CreateSelect(dense, flat, width, "row.len");
   return launch_.CreateSelect(dense, launch_.CreateAdd(rowBegin_, launch_.getInt64(1)), rowEnd_,
                               "row_end.flat");
 }

@@ -85,5 +85,37 @@ TEST(FlattenRows, KeepsRowsForColumnWisePrograms) {
   }
 }
 
+// lanejit.torch specialises programs to the width they were traced with:
+// a fixed width flattens like C does.
+TEST(FlattenRows, FlattensAProgramOfFixedWidth) {
+  test::PlanStep step = test::lowerOnePass(R"(program swiglu65 {
+  in g: f32[R, 65]
+  in u: f32[R, 65]
+  out y: f32[R, 65]
+  %0 = load g[0:65]
+  %1 = sigmoid %0
+  %2 = mul %0, %1
+  %3 = load u[0:65]
+  %4 = mul %2, %3
+  y[0:65] = %4
+})",
+                                           "flatten-rows");
+  EXPECT_EQ(step.what,
+            "a call's rows run as one row of rows x 65 columns when every row tensor is dense");
+  EXPECT_NE(step.after.find("rows flattened"), std::string::npos) << step.after;
+  // A row tensor of another width keeps rows.
+  step = test::lowerOnePass(R"(program mixed {
+  in g: f32[R, 65]
+  in u: f32[R, 66]
+  out y: f32[R, 65]
+  %0 = load g[0:65]
+  %1 = load u[0:65]
+  %2 = mul %0, %1
+  y[0:65] = %2
+})",
+                            "flatten-rows");
+  EXPECT_EQ(step.what.rfind("rows stay rows: input u", 0), 0u) << step.what;
+}
+
 } // namespace
 } // namespace lanejit

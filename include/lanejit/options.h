@@ -33,6 +33,11 @@ struct CompileOptions {
   // skipped (reductions: `other` is their identity) or filled with `other`
   // (writes) instead of computed. Off: every column is computed and masked.
   bool bound_masked_columns = true;
+  // Materialize or recompute: a value a later traversal re-reads (masked
+  // softmax's exp(x - max)) is stored by the traversal that first computes
+  // it and loaded back, when recomputing costs more than a store and a load
+  // (docs/architecture.md). Off: always recomputed.
+  bool materialize_or_recompute = true;
   // Full packets run a body compiled with the constant all-on mask; only the
   // tail runs the masked body. Off: every packet runs the masked body.
   bool specialize_full_packets = true;

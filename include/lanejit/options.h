@@ -60,10 +60,10 @@ struct CompileOptions {
   // per call instead of one per row. Off: row by row.
   bool flatten_rows = true;
   // Fills past a column bound (masked softmax's zeros) are vector stores
-  // in the kernel. Off: LLVM may turn them into a memset call per row. Off
-  // by default until it keeps innermost loops dense on AVX2 too (LLVM turns
-  // the fill loops of x86-64-v3 code into masked loops).
-  bool fill_stores = false;
+  // in the kernel. Off: LLVM's loop-idiom pass turns the fill loop (splat
+  // stores of a value whose bytes are equal, like 0.0f) into a memset call
+  // per row.
+  bool fill_stores = true;
   // Packet bodies: emitted as helper functions and inlined or called by a
   // cost rule (docs/architecture.md), or forced either way.
   enum class Inline { CostRule, Always, Never };

@@ -23,8 +23,7 @@ bool isElementwise(const Node &n) {
 
 // The lane values a packet of `t` evaluates at its own columns: not below a
 // slice (evaluated at shifted columns) nor below a value read back.
-std::unordered_set<const Node *> evaluatedAtOwnColumns(const KernelPlan &plan,
-                                                       const Traversal &t) {
+std::unordered_set<const Node *> evaluatedAtOwnColumns(const KernelPlan &plan, const Traversal &t) {
   std::unordered_set<const Node *> seen;
   std::function<void(const Expr &)> visit = [&](const Expr &e) {
     if (!isLane(plan, e) || !seen.insert(e.get()).second)
@@ -145,8 +144,8 @@ LoweringResult materializeOrRecompute(KernelPlan &plan) {
   return {chooser.stored() > 0,
           std::to_string(chooser.stored()) +
               " re-read values materialized by the traversal that first computes them, " +
-              std::to_string(chooser.recomputed()) + " recomputed (cost <= " +
-              std::to_string(kMaterializeCost) + ")"};
+              std::to_string(chooser.recomputed()) +
+              " recomputed (cost <= " + std::to_string(kMaterializeCost) + ")"};
 }
 
 } // namespace lanejit::lower

@@ -21,14 +21,16 @@ bool isElementwise(const Node &n) {
          n.kind == NodeKind::Fma;
 }
 
-// The lane values a packet of `t` evaluates at its own columns: not below a
-// slice (evaluated at shifted columns) nor below a value read back.
-std::unordered_set<const Node *> evaluatedAtOwnColumns(const KernelPlan &plan, const Traversal &t) {
+// The lane values a packet of `t` evaluates (or reads back), not below a
+// value read back; with `ownColumns`, also not below a slice (whose operand
+// is evaluated at shifted columns).
+std::unordered_set<const Node *> evaluatedBy(const KernelPlan &plan, const Traversal &t,
+                                             bool ownColumns) {
   std::unordered_set<const Node *> seen;
   std::function<void(const Expr &)> visit = [&](const Expr &e) {
     if (!isLane(plan, e) || !seen.insert(e.get()).second)
       return;
-    if (e->kind == NodeKind::Slice || plan.readsBack(t, e.get()))
+    if ((ownColumns && e->kind == NodeKind::Slice) || plan.readsBack(t, e.get()))
       return;
     for (const Expr &a : e->args)
       visit(a);
@@ -66,10 +68,7 @@ int recomputeCost(const KernelPlan &plan, const Traversal &t, const Expr &e) {
 
 class Chooser {
 public:
-  explicit Chooser(KernelPlan &plan) : plan_(plan) {
-    for (const Traversal &t : plan.traversals)
-      evaluated_.push_back(evaluatedAtOwnColumns(plan, t));
-  }
+  explicit Chooser(KernelPlan &plan) : plan_(plan) { refresh(); }
 
   // Walks traversal `r`'s values from its roots down; a value an earlier
   // traversal computes is materialized there (and not walked further) when
@@ -98,23 +97,27 @@ public:
   int recomputed() const { return recomputed_; }
 
 private:
-  // The first traversal before `r` that computes `e` at its own columns, if
-  // every traversal after it that evaluates `e` can read it back: same
-  // columns, and the same column bound when the first has one (its stores
-  // stop there). -1 otherwise.
+  // The first traversal that evaluates `e`, if it is before `r`, evaluates
+  // `e` at its own columns, and every traversal after it that evaluates `e`
+  // can read it back (the same column bound when the first has one: its
+  // stores stop there). -1 otherwise.
   int writerFor(size_t r, const Expr &e) const {
     if (!isElementwise(*e) || e->type != DType::F32 || !e->len ||
         !(*e->len == plan_.traversals[r].len))
       return -1;
     for (size_t w = 0; w < r; ++w) {
-      if (!evaluated_[w].count(e.get()))
+      if (!anywhere_[w].count(e.get()))
         continue;
+      if (!evaluated_[w].count(e.get()))
+        return -1; // the first evaluates it at shifted columns only
       const Traversal &writer = plan_.traversals[w];
       if (!(writer.len == *e->len))
         return -1;
-      for (size_t u = w + 1; u < plan_.traversals.size(); ++u)
-        if (evaluated_[u].count(e.get()) && writer.bound &&
-            !sameBound(writer.bound, plan_.traversals[u].bound))
+      // A bounded writer's stores stop at its bound: every later reader
+      // must stop there too and read at its own columns (not through a slice).
+      for (size_t u = w + 1; u < plan_.traversals.size() && writer.bound; ++u)
+        if (anywhere_[u].count(e.get()) &&
+            (!evaluated_[u].count(e.get()) || !sameBound(writer.bound, plan_.traversals[u].bound)))
           return -1;
       return static_cast<int>(w);
     }
@@ -125,13 +128,21 @@ private:
     plan_.materialized.push_back(e);
     plan_.traversals[w].materializations.push_back(e);
     ++stored_;
-    // Later traversals now read `e` back instead of evaluating its operands.
-    for (size_t t = 0; t < plan_.traversals.size(); ++t)
-      evaluated_[t] = evaluatedAtOwnColumns(plan_, plan_.traversals[t]);
+    refresh(); // later traversals now read `e` back instead of evaluating its operands
+  }
+
+  void refresh() {
+    evaluated_.clear();
+    anywhere_.clear();
+    for (const Traversal &t : plan_.traversals) {
+      evaluated_.push_back(evaluatedBy(plan_, t, true));
+      anywhere_.push_back(evaluatedBy(plan_, t, false));
+    }
   }
 
   KernelPlan &plan_;
-  std::vector<std::unordered_set<const Node *>> evaluated_;
+  // Per traversal: what it evaluates at its own columns, and at any columns.
+  std::vector<std::unordered_set<const Node *>> evaluated_, anywhere_;
   int stored_ = 0, recomputed_ = 0;
 };
 

@@ -43,8 +43,12 @@ const ClaimRule kRules[] = {
      [](const ClaimContext &) {
        return Claim{"specialized_bodies", ">", 0};
      }},
-    // Pointwise and reduction fusion on: no intermediate goes to memory.
-    {[](const ClaimContext &c) { return c.options.fuse_pointwise && c.options.fuse_reductions; },
+    // Pointwise and reduction fusion on, materialize-or-recompute off: no
+    // intermediate goes to memory (that pass may store a re-read value).
+    {[](const ClaimContext &c) {
+       return c.options.fuse_pointwise && c.options.fuse_reductions &&
+              !c.options.materialize_or_recompute;
+     },
      [](const ClaimContext &) {
        return Claim{"materialized_buffers", "==", 0};
      }},

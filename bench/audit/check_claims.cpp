@@ -60,7 +60,7 @@ void checkRequiredClaims(const Variant &v, const CompileOptions &o, const std::s
   bool fusionOff = !o.fuse_pointwise && !o.fuse_reductions && !o.fuse_outputs;
   if (!o.specialize_full_packets)
     require("specialized_bodies", "==", 0);
-  if (o.fuse_pointwise && o.fuse_reductions)
+  if (o.fuse_pointwise && o.fuse_reductions && !o.materialize_or_recompute)
     require("materialized_buffers", "==", 0);
   if (fusionOff)
     require("fused_regions", "==", 0);

@@ -33,6 +33,11 @@ struct CompileOptions {
   // skipped (reductions: `other` is their identity) or filled with `other`
   // (writes) instead of computed. Off: every column is computed and masked.
   bool bound_masked_columns = true;
+  // Materialize or recompute: a value a later traversal re-reads (masked
+  // softmax's exp(x - max)) is stored by the traversal that first computes
+  // it and loaded back, when recomputing costs more than a store and a load
+  // (docs/architecture.md). Off: always recomputed.
+  bool materialize_or_recompute = true;
   // Full packets run a body compiled with the constant all-on mask; only the
   // tail runs the masked body. Off: every packet runs the masked body.
   bool specialize_full_packets = true;
@@ -55,10 +60,10 @@ struct CompileOptions {
   // per call instead of one per row. Off: row by row.
   bool flatten_rows = true;
   // Fills past a column bound (masked softmax's zeros) are vector stores
-  // in the kernel. Off: LLVM may turn them into a memset call per row. Off
-  // by default until it keeps innermost loops dense on AVX2 too (LLVM turns
-  // the fill loops of x86-64-v3 code into masked loops).
-  bool fill_stores = false;
+  // in the kernel. Off: LLVM's loop-idiom pass turns the fill loop (splat
+  // stores of a value whose bytes are equal, like 0.0f) into a memset call
+  // per row.
+  bool fill_stores = true;
   // Streaming stores: a traversal that only writes (no reductions, no
   // column bound) stores its full packets with non-temporal stores, which
   // bypass the caches, when the call writes at least stream_min_kib KiB per

@@ -22,11 +22,23 @@ std::unique_ptr<llvm::Module> emitModule(const lower::KernelPlan &plan, const Ta
   return module;
 }
 
+// Whether an LLVM feature list ("+avx2,-avx512f,...") turns `name` on.
+bool hasFeature(const std::string &features, const std::string &name) {
+  std::string want = "+" + name;
+  for (size_t at = features.find(want); at != std::string::npos; at = features.find(want, at + 1)) {
+    size_t end = at + want.size();
+    if (end == features.size() || features[end] == ',')
+      return true;
+  }
+  return false;
+}
+
 } // namespace
 
 Target resolveTarget(const std::string &cpu, const std::string &feature_overrides) {
   jit::HostTarget host = jit::targetFor(cpu, feature_overrides);
-  return {{host.cpu, host.features, codegen::MathTarget{host.fma}}, host.maxLanes()};
+  codegen::MathTarget math{host.fma, host.avx512f, hasFeature(host.features, "avx512vl")};
+  return {{host.cpu, host.features, math}, host.maxLanes()};
 }
 
 std::vector<std::string> featuresMissingOnHost(const Target &target) {

@@ -8,10 +8,12 @@
 #include "codegen/math.h"
 
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsX86.h>
 
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
+#include <vector>
 
 namespace lanejit::codegen {
 namespace {
@@ -61,6 +63,32 @@ public:
   }
   // select(cmp, y, x): keeps x (including NaN) wherever the compare is false.
   Value *pick(Value *cmp, Value *y, Value *x) const { return ir.CreateSelect(cmp, y, x); }
+  // The vscalefps intrinsic for this packet width, when the target has one:
+  // AVX-512F for 16 lanes, VL for 4 and 8; none for the scalar form.
+  llvm::Intrinsic::ID scalef() const {
+    auto *v = llvm::dyn_cast<llvm::FixedVectorType>(f_);
+    if (!v || !t_.has_avx512f)
+      return llvm::Intrinsic::not_intrinsic;
+    unsigned lanes = v->getNumElements();
+    if (lanes == 16)
+      return llvm::Intrinsic::x86_avx512_mask_scalef_ps_512;
+    if (lanes == 8 && t_.has_avx512vl)
+      return llvm::Intrinsic::x86_avx512_mask_scalef_ps_256;
+    if (lanes == 4 && t_.has_avx512vl)
+      return llvm::Intrinsic::x86_avx512_mask_scalef_ps_128;
+    return llvm::Intrinsic::not_intrinsic;
+  }
+  // p * 2^n rounded once, n an integer-valued float: vscalefps, all lanes
+  // on, current rounding mode.
+  Value *scalef(llvm::Intrinsic::ID id, Value *p, Value *n) const {
+    unsigned lanes = llvm::cast<llvm::FixedVectorType>(f_)->getNumElements();
+    llvm::Type *maskType = lanes == 16 ? ir.getInt16Ty() : ir.getInt8Ty();
+    std::vector<Value *> args = {p, n, llvm::Constant::getNullValue(f_),
+                                 llvm::ConstantInt::getAllOnesValue(maskType)};
+    if (lanes == 16)
+      args.push_back(ir.getInt32(4)); // _MM_FROUND_CUR_DIRECTION
+    return ir.CreateIntrinsic(id, {}, args);
+  }
 
 private:
   static llvm::Type *intType(llvm::Type *f) {
@@ -106,6 +134,12 @@ Value *exp(const Ops &o, Value *x) {
                  // Without FMA, adding the small r^2 * Q to r first is more
                  // accurate (0.99 instead of 1.15 ULP).
                  : o.add(o.mulAdd(o.mul(r, r), q, r), o.c(1.0f));
+
+  // p * 2^n rounded once. On AVX-512 vscalefps does exactly that (the
+  // exact product, one rounding, gradual underflow), so it gives the bits
+  // of the generic form below in one instruction.
+  if (llvm::Intrinsic::ID id = o.scalef(); id != llvm::Intrinsic::not_intrinsic)
+    return o.scalef(id, p, n);
 
   // 2^n as two normal factors 2^floor(n/2) * 2^ceil(n/2): the first product
   // is exact, the second rounds once, so results in the denormal range

@@ -11,6 +11,11 @@ struct MathTarget {
   // Use llvm.fma for the multiply-adds; otherwise fmul + fadd. Results differ
   // between the two settings, but both stay within the documented bounds.
   bool has_fma = false;
+  // AVX-512F (and VL for 4 and 8 lanes): exp scales by 2^n with vscalefps,
+  // one instruction for the integer ops and two multiplies of the generic
+  // form. A choice of instructions, not of bits: both round once.
+  bool has_avx512f = false;
+  bool has_avx512vl = false;
 };
 
 struct CodegenTarget {

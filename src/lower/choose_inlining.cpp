@@ -4,22 +4,25 @@
 
 namespace lanejit::lower {
 
+int opCost(const Node &node) {
+  if (node.kind != NodeKind::Unary)
+    return 1;
+  UnaryOp op = node.unaryOp();
+  if (op == UnaryOp::Exp || op == UnaryOp::Log || op == UnaryOp::Sigmoid)
+    return 31;
+  if (op == UnaryOp::Tanh || op == UnaryOp::Erf)
+    return 41;
+  return 1;
+}
+
 namespace {
 
 // Rough machine instructions for one packet of `t`: each elementwise node
 // counts 1, each inline math expansion its measured size (docs/math.md).
 int bodyCost(const KernelPlan &plan, const Traversal &t) {
   int cost = static_cast<int>(t.writes.size() + t.materializations.size());
-  for (const Expr &e : laneValuesOf(plan, t)) {
-    ++cost;
-    if (e->kind != NodeKind::Unary || plan.readsBack(t, e.get()))
-      continue; // read back from the workspace, not expanded here
-    UnaryOp op = e->unaryOp();
-    if (op == UnaryOp::Exp || op == UnaryOp::Log || op == UnaryOp::Sigmoid)
-      cost += 30;
-    else if (op == UnaryOp::Tanh || op == UnaryOp::Erf)
-      cost += 40;
-  }
+  for (const Expr &e : laneValuesOf(plan, t))
+    cost += plan.readsBack(t, e.get()) ? 1 : opCost(*e); // read back: a load, not expanded
   return cost;
 }
 

@@ -36,6 +36,15 @@ LoweringResult fuseOutputs(KernelPlan &plan);
 // or a row-uniform value (writes, stored by a fill loop).
 LoweringResult boundMaskedColumns(KernelPlan &plan);
 
+// Materialize or recompute: a lane value that a later traversal evaluates
+// again after an earlier one computed it (masked softmax's exp(x - max)) is
+// stored by the first and loaded by the later ones when recomputing it
+// costs more than kMaterializeCost (opCost of its operations: a store and a
+// load weigh 2 each); cheaper values (LayerNorm's x - mean) are recomputed.
+// Needs the fused traversals and their column bounds.
+constexpr int kMaterializeCost = 4;
+LoweringResult materializeOrRecompute(KernelPlan &plan);
+
 // Full packets run the body with the constant all-on mask.
 LoweringResult specializeFullPackets(KernelPlan &plan);
 
@@ -59,6 +68,9 @@ LoweringResult hoistGuards(KernelPlan &plan);
 // body the traversal emits) <= kInlineBudget, so code growth stays bounded
 // while small bodies never pay a call per packet.
 constexpr int kInlineBudget = 2048;
+// Rough machine instructions of one lane-varying node per packet: 1, or an
+// inline math expansion's measured size (exp/log/sigmoid 30, tanh/erf 40).
+int opCost(const Node &node);
 LoweringResult chooseInlining(KernelPlan &plan, CompileOptions::Inline policy);
 
 // A reduction's tail packet joins its run-time-chosen accumulator without

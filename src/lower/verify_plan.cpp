@@ -221,6 +221,13 @@ private:
       const Expr &limit = t.bound->limit;
       if (limit->type != DType::I32 || plan_.uniformity.of(limit) == Uniformity::Lane)
         fail(traversal(i) + "'s column bound " + node(limit.get()) + " is not a row-uniform i32");
+      // Its stores stop at the bound: whoever reads them back must stop there too.
+      for (const Expr &m : t.materializations)
+        for (size_t j = i + 1; j < plan_.traversals.size(); ++j)
+          if (readsAtOwnColumns(plan_.traversals[j], m.get()) &&
+              !sameBound(*t.bound, plan_.traversals[j].bound))
+            fail(traversal(j) + " reads " + node(m.get()) + " back past the column bound of " +
+                 traversal(i) + ", which stores it");
     }
   }
 
@@ -234,6 +241,33 @@ private:
         fail(traversal(i) + " streams its stores but is not a write-only traversal of dense, "
                             "inlined full packets without a column bound");
     }
+  }
+
+  static bool sameBound(const ColumnBound &a, const std::optional<ColumnBound> &b) {
+    return b && a.limit.get() == b->limit.get() && a.col_begin == b->col_begin &&
+           a.inclusive == b->inclusive;
+  }
+
+  // Whether a packet of `t` reads workspace value `n` (possibly at shifted
+  // columns, through a slice: then no bound can vouch for it).
+  bool readsAtOwnColumns(const Traversal &t, const Node *n) const {
+    std::unordered_set<const Node *> seen;
+    bool found = false;
+    std::function<void(const Expr &)> visit = [&](const Expr &e) {
+      if (found || !seen.insert(e.get()).second || plan_.uniformity.of(e) != Uniformity::Lane)
+        return;
+      if (e.get() == n) {
+        found = true;
+        return;
+      }
+      if (plan_.readsBack(t, e.get()))
+        return;
+      for (const Expr &a : e->args)
+        visit(a);
+    };
+    for (const Expr &root : rootsOf(plan_, t))
+      visit(root);
+    return found;
   }
 
   const KernelPlan &plan_;

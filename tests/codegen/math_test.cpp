@@ -15,6 +15,7 @@
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/TargetRegistry.h>
@@ -130,11 +131,21 @@ std::vector<int> widths() {
   return w;
 }
 
+// Each FMA setting, and with AVX-512 also each with vscalefps (which must
+// give the same bits as without: checked by the width sweep, whose scalar
+// form never uses it, and by MathExp.ScalefSameBitsExhaustiveWhenAsked).
 std::vector<MathTarget> targets() {
   std::vector<MathTarget> t = {MathTarget{false}};
   if (hostHas("fma"))
     t.push_back(MathTarget{true});
+  if (hostHas("avx512f"))
+    for (size_t i = 0, n = t.size(); i < n; ++i)
+      t.push_back(MathTarget{t[i].has_fma, true, hostHas("avx512vl")});
   return t;
+}
+
+std::string describe(const MathTarget &t) {
+  return std::string("fma=") + (t.has_fma ? "1" : "0") + (t.has_avx512f ? " scalef" : "");
 }
 
 // Error of `got` in units of the last place of the exact value `ref` (the
@@ -216,7 +227,7 @@ void checkAccuracy(Emitter emit, double (*ref)(double), double bound) {
       if (!(e <= worst))
         worst = e, worstAt = in[i];
     }
-    EXPECT_LE(worst, bound) << "fma=" << t.has_fma << " at x=" << worstAt << " (" << std::hexfloat
+    EXPECT_LE(worst, bound) << describe(t) << " at x=" << worstAt << " (" << std::hexfloat
                             << worstAt << ")";
     for (int w : widths()) {
       if (w == 1)
@@ -228,7 +239,7 @@ void checkAccuracy(Emitter emit, double (*ref)(double), double bound) {
       size_t bad = 0;
       while (bad < in.size() && sameBits(out[bad], scalar[bad]))
         ++bad;
-      EXPECT_EQ(bad, in.size()) << "W=" << w << " fma=" << t.has_fma
+      EXPECT_EQ(bad, in.size()) << "W=" << w << " " << describe(t)
                                 << " differs at x=" << std::hexfloat << in[bad] << ": " << out[bad]
                                 << " vs scalar " << scalar[bad];
     }
@@ -251,7 +262,7 @@ void expectExact(Emitter emit, std::initializer_list<std::pair<float, float>> ca
       size_t i = 0;
       for (auto &[x, y] : cases) {
         EXPECT_TRUE(sameBits(out[i], y))
-            << "W=" << w << " fma=" << t.has_fma << " f(" << std::hexfloat << x << ") = " << out[i]
+            << "W=" << w << " " << describe(t) << " f(" << std::hexfloat << x << ") = " << out[i]
             << ", want " << y;
         ++i;
       }
@@ -373,16 +384,22 @@ TEST(MathErf, SpecialValuesExact) {
 }
 
 // Every f32 bit pattern, in chunks, at the widest W (whose bits equal the
-// scalar form's, checked above). Takes minutes, so it runs only when
-// LANEJIT_MATH_EXHAUSTIVE is set; docs/math.md records its result.
-TEST(MathErf, ExhaustiveWhenAsked) {
-  if (!std::getenv("LANEJIT_MATH_EXHAUSTIVE"))
-    GTEST_SKIP() << "set LANEJIT_MATH_EXHAUSTIVE=1 for the 2^32 sweep";
+// scalar form's, checked above), for each FMA setting: the max ULP error
+// against `ref`. Takes minutes per function, so these run only when
+// LANEJIT_MATH_EXHAUSTIVE is set; docs/math.md records their results.
+constexpr uint64_t kChunk = uint64_t{1} << 24;
+
+bool exhaustiveAsked() {
+  return std::getenv("LANEJIT_MATH_EXHAUSTIVE") != nullptr;
+}
+
+void checkExhaustive(const char *name, Emitter emit, double (*ref)(double), double bound) {
   const int w = widths().back();
-  constexpr uint64_t kChunk = uint64_t{1} << 24;
   std::vector<float> in(kChunk), out(kChunk);
   for (const MathTarget &t : targets()) {
-    Kernel f = jit().compile(emitErf, w, t);
+    if (t.has_avx512f)
+      continue; // same bits as without (ScalefSameBitsExhaustiveWhenAsked)
+    Kernel f = jit().compile(emit, w, t);
     ASSERT_NE(f, nullptr);
     double worst = 0;
     float worstAt = 0;
@@ -391,14 +408,62 @@ TEST(MathErf, ExhaustiveWhenAsked) {
         in[i] = bitsToFloat(static_cast<uint32_t>(base + i));
       f(in.data(), out.data(), static_cast<int64_t>(kChunk));
       for (uint64_t i = 0; i < kChunk; ++i) {
-        double e = ulpError(out[i], std::erf(static_cast<double>(in[i])));
+        double e = ulpError(out[i], ref(static_cast<double>(in[i])));
         if (!(e <= worst))
           worst = e, worstAt = in[i];
       }
     }
-    std::printf("erf exhaustive: fma=%d max %.3f ULP at %.9g (%a)\n", t.has_fma, worst, worstAt,
-                worstAt);
-    EXPECT_LE(worst, kErfBound) << "fma=" << t.has_fma << " at x=" << std::hexfloat << worstAt;
+    std::printf("%s exhaustive: fma=%d max %.3f ULP at %.9g (%a)\n", name, t.has_fma, worst,
+                worstAt, worstAt);
+    EXPECT_LE(worst, bound) << name << " fma=" << t.has_fma << " at x=" << std::hexfloat << worstAt;
+  }
+}
+
+#define LANEJIT_EXHAUSTIVE_TEST(Suite, name, emit, ref, bound)                                     \
+  TEST(Suite, ExhaustiveWhenAsked) {                                                               \
+    if (!exhaustiveAsked())                                                                        \
+      GTEST_SKIP() << "set LANEJIT_MATH_EXHAUSTIVE=1 for the 2^32 sweep";                          \
+    checkExhaustive(name, emit, ref, bound);                                                       \
+  }
+LANEJIT_EXHAUSTIVE_TEST(MathExp, "exp", emitExp, expRef, 1.0)
+LANEJIT_EXHAUSTIVE_TEST(MathLog, "log", emitLog, logRef, 1.0)
+LANEJIT_EXHAUSTIVE_TEST(MathTanh, "tanh", emitTanh, tanhRef, 2.0)
+LANEJIT_EXHAUSTIVE_TEST(MathSigmoid, "sigmoid", emitSigmoid, sigmoidRef, 2.0)
+LANEJIT_EXHAUSTIVE_TEST(MathErf, "erf", emitErf, erfRef, kErfBound)
+#undef LANEJIT_EXHAUSTIVE_TEST
+
+// vscalefps instead of the integer 2^n factors is a choice of instructions:
+// every f32 input gives the same bits with and without it, at every width
+// that has it (a few seconds per width, so also only when asked).
+TEST(MathExp, ScalefSameBitsExhaustiveWhenAsked) {
+  if (!exhaustiveAsked())
+    GTEST_SKIP() << "set LANEJIT_MATH_EXHAUSTIVE=1 for the 2^32 sweep";
+  if (!hostHas("avx512f"))
+    GTEST_SKIP() << "no AVX-512F";
+  std::vector<float> in(kChunk), want(kChunk), got(kChunk);
+  for (const MathTarget &t : targets()) {
+    if (!t.has_avx512f)
+      continue;
+    for (int w : widths()) {
+      if (w == 1 || (w < 16 && !t.has_avx512vl))
+        continue;
+      Kernel plain = jit().compile(emitExp, w, MathTarget{t.has_fma});
+      Kernel scaled = jit().compile(emitExp, w, t);
+      ASSERT_NE(plain, nullptr);
+      ASSERT_NE(scaled, nullptr);
+      uint64_t differ = 0;
+      for (uint64_t base = 0; base < (uint64_t{1} << 32); base += kChunk) {
+        for (uint64_t i = 0; i < kChunk; ++i)
+          in[i] = bitsToFloat(static_cast<uint32_t>(base + i));
+        plain(in.data(), want.data(), static_cast<int64_t>(kChunk));
+        scaled(in.data(), got.data(), static_cast<int64_t>(kChunk));
+        for (uint64_t i = 0; i < kChunk; ++i)
+          differ += !sameBits(got[i], want[i]);
+      }
+      std::printf("exp scalef vs generic, W=%d fma=%d: %llu of 2^32 inputs differ\n", w, t.has_fma,
+                  static_cast<unsigned long long>(differ));
+      EXPECT_EQ(differ, 0u) << "W=" << w << " " << describe(t);
+    }
   }
 }
 
@@ -423,8 +488,12 @@ std::string impurities(llvm::TargetMachine &tm, Emitter emit, int lanes, const M
       continue;
     auto *intr = llvm::dyn_cast<llvm::IntrinsicInst>(call);
     llvm::Intrinsic::ID id = intr ? intr->getIntrinsicID() : llvm::Intrinsic::not_intrinsic;
+    bool scalef = id == llvm::Intrinsic::x86_avx512_mask_scalef_ps_512 ||
+                  id == llvm::Intrinsic::x86_avx512_mask_scalef_ps_256 ||
+                  id == llvm::Intrinsic::x86_avx512_mask_scalef_ps_128;
     bool inlineIntrinsic = id == llvm::Intrinsic::fabs || id == llvm::Intrinsic::copysign ||
-                           id == llvm::Intrinsic::sqrt || (id == llvm::Intrinsic::fma && t.has_fma);
+                           id == llvm::Intrinsic::sqrt ||
+                           (id == llvm::Intrinsic::fma && t.has_fma) || (scalef && t.has_avx512f);
     if (!inlineIntrinsic)
       found += "IR calls " + call->getCalledFunction()->getName().str() + "; ";
   }
@@ -454,7 +523,7 @@ TEST(MathCode, NoCallsNoFastMathInIrOrMachineCode) {
   for (const MathTarget &t : targets())
     for (int w : widths())
       for (auto &[name, emit] : emitters)
-        EXPECT_EQ(impurities(**tm, emit, w, t), "") << name << " W=" << w << " fma=" << t.has_fma;
+        EXPECT_EQ(impurities(**tm, emit, w, t), "") << name << " W=" << w << " " << describe(t);
   // The check itself can fail: a libm call is caught in the IR and the asm.
   std::string bad = impurities(**tm, libmExp, 4, MathTarget{});
   EXPECT_NE(bad.find("IR calls llvm.exp"), std::string::npos) << bad;

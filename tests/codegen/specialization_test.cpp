@@ -79,5 +79,16 @@ TEST(Specialization, MathIsInlineWithoutCalls) {
     }
 }
 
+TEST(Specialization, MaskedSoftmaxFillsWithVectorStoresNotMemset) {
+  // fill-stores (on by default): the zeros past each row's last valid
+  // column are vector stores, so no call remains in the row loop (LLVM's
+  // loop-idiom pass would make the fill loop a memset call per row).
+  for (const CompileOptions &o : {test::targetOptions(), pinned()}) {
+    inspect::ObjectReport r = inspect::inspectKernel(compile(library::maskedSoftmax(), o));
+    for (const inspect::FunctionReport &f : r.functions)
+      EXPECT_TRUE(f.calls.empty()) << inspect::toText(r);
+  }
+}
+
 } // namespace
 } // namespace lanejit

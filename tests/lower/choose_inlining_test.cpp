@@ -79,13 +79,13 @@ TEST(ChooseInlining, ForcedHelpers) {
                                            "choose-inlining", neverInline());
   EXPECT_EQ(step.before, R"(; plan: W=16, 4 accumulators per reduction, guards hoisted
 ;   traversal 0: len C, depth 0, dense full packets, inlined bodies; live columns to %3 inclusive; reduce %8
-;   traversal 1: len C, depth 1, dense full packets, inlined bodies; live columns to %3 inclusive; reduce %13
+;   traversal 1: len C, depth 1, dense full packets, inlined bodies; live columns to %3 inclusive; materialize %10 reduce %13
 ;   traversal 2: len C, depth 2, dense full packets, inlined bodies; live columns to %3 inclusive; write y[0 +C]
 ;   alias x / y: in place proved safe: every element is read before it is written
 )");
   EXPECT_EQ(step.after, R"(; plan: W=16, 4 accumulators per reduction, guards hoisted
 ;   traversal 0: len C, depth 0, dense full packets, helper bodies; live columns to %3 inclusive; reduce %8
-;   traversal 1: len C, depth 1, dense full packets, helper bodies; live columns to %3 inclusive; reduce %13
+;   traversal 1: len C, depth 1, dense full packets, helper bodies; live columns to %3 inclusive; materialize %10 reduce %13
 ;   traversal 2: len C, depth 2, dense full packets, helper bodies; live columns to %3 inclusive; write y[0 +C]
 ;   alias x / y: in place proved safe: every element is read before it is written
 )");

@@ -38,9 +38,11 @@ Native compile(const lower::KernelPlan &plan, const Target &target,
   Native native;
   auto context = std::make_unique<llvm::LLVMContext>();
   auto module = emitModule(plan, target, *context, symbol, &native.counts);
+  std::string part = plan.column_split ? codegen::partEntryName(symbol) : std::string();
   jit::LinkedCode linked = jit::addModuleAndLookup(std::move(module), std::move(context), symbol,
-                                                   settings, &native.object);
+                                                   settings, &native.object, part);
   native.entry = reinterpret_cast<NativeEntry>(linked.entry);
+  native.part = reinterpret_cast<lower::NativePartEntry>(linked.part);
   native.lifetime = std::move(linked.lifetime);
   native.symbol = symbol;
   return native;
@@ -48,8 +50,12 @@ Native compile(const lower::KernelPlan &plan, const Target &target,
 
 Native link(const std::string &object, const std::string &symbol,
             const codegen::CodegenCounts &counts) {
-  jit::LinkedCode linked = jit::addObjectAndLookup(object, symbol);
-  return {reinterpret_cast<NativeEntry>(linked.entry), std::move(linked.lifetime), object, symbol,
+  jit::LinkedCode linked = jit::addObjectAndLookup(object, symbol, codegen::partEntryName(symbol));
+  return {reinterpret_cast<NativeEntry>(linked.entry),
+          reinterpret_cast<lower::NativePartEntry>(linked.part),
+          std::move(linked.lifetime),
+          object,
+          symbol,
           counts};
 }
 

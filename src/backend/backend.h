@@ -36,6 +36,9 @@ std::vector<std::string> featuresMissingOnHost(const Target &target);
 // of `lifetime` lives.
 struct Native {
   NativeEntry entry = nullptr;
+  // The column-split entry (lower::PartArgs), or null when the plan has
+  // column_split off.
+  lower::NativePartEntry part = nullptr;
   std::shared_ptr<void> lifetime;
   std::string object; // the relocatable object as linked (inspect, aot)
   std::string symbol; // the entry's name in it

@@ -23,8 +23,14 @@ class Module;
 
 namespace lanejit::codegen {
 
+// With plan.column_split, the module also gets the column-split entry
+// `partEntryName(entryName)` (lower::PartArgs; JIT only, not in AOT headers).
 llvm::Function *emitKernel(const lower::KernelPlan &plan, llvm::Module &module,
                            const CodegenTarget &target, const std::string &entryName,
                            CodegenCounts *counts = nullptr);
+
+inline std::string partEntryName(const std::string &entryName) {
+  return entryName + ".part";
+}
 
 } // namespace lanejit::codegen

@@ -26,9 +26,14 @@ public:
 
   llvm::Function *emit(const std::string &name, CodegenCounts *counts);
 
+  // The column-split entry `name(const LaunchArgs*, const lower::PartArgs*)`
+  // (lower/plan.h): one traversal of one row over a range of column chunks.
+  llvm::Function *emitPart(const std::string &name);
+
 private:
   // ---- function skeleton ------------------------------------------------
 
+  // The serial entry's signature, or the column-split entry's (part_).
   void createFunction(const std::string &name);
 
   void applyTargetAttributes(llvm::Function *fn);
@@ -104,6 +109,23 @@ private:
   void emitPacket(TraversalState &s, lower::PacketKind kind, llvm::Value *column, llvm::Value *len,
                   llvm::Value *acc);
 
+  // The packets of [0, live) in chunks of lower::kChunkColumns: each
+  // chunk's partials restart at the identity and join the running total in
+  // chunk order (serial), or are stored to the partials (part_). A row of
+  // one chunk runs exactly the unchunked loop's operations.
+  void emitChunkedPackets(TraversalState &s, llvm::Value *live, llvm::Value *groups,
+                          llvm::Value *rest, llvm::Value *full, llvm::Value *tail);
+
+  // Chunks past the first: live > kChunkColumns ? (live - 1) / kChunkColumns : 0.
+  llvm::Value *laterChunks(llvm::IRBuilder<> &b, llvm::Value *live);
+
+  // Part entry: finishes the reductions of traversal `t` from their chunk
+  // partials (chunk order, then the halving tree) into uniform_.
+  void finishFromPartials(const lower::Traversal &t, int firstSlot);
+
+  // The partials of reduction `slot`, chunk `chunk`, accumulator `k`.
+  llvm::Value *partialPtr(int slot, llvm::Value *chunk, int k);
+
   // Fixed halving tree over the kReductionLanes virtual lanes: first across
   // accumulators (k with k + K/2), then inside the packet (lane i with
   // i + width/2). The same tree for every W, so the same bits.
@@ -122,6 +144,8 @@ private:
   // Columns [live, len) of a bounded traversal's writes get the row-uniform
   // value the select chose there: full packets, then a masked tail.
   void emitFills(const lower::Traversal &t, llvm::Value *live, llvm::Value *len);
+  // The part entry's share of the fills: [live, len) within its chunks.
+  void emitPartFills(const lower::Traversal &t, llvm::Value *live, llvm::Value *len);
 
   void emitRowLoop();
 
@@ -145,6 +169,12 @@ private:
   llvm::Value *rowBegin_ = nullptr, *rowEnd_ = nullptr, *cols_ = nullptr, *row_ = nullptr;
   llvm::Value *workspace_ = nullptr;
   llvm::Value *flatLen_ = nullptr; // a flattened traversal's length
+  // The column-split entry: its PartArgs fields, and the first partials
+  // slot of the traversal being emitted.
+  bool part_ = false;
+  llvm::Value *phase_ = nullptr, *chunkBegin_ = nullptr, *chunkEnd_ = nullptr;
+  llvm::Value *partials_ = nullptr, *partialChunks_ = nullptr;
+  int partSlot_ = 0;
   std::vector<llvm::Value *> bases_, strides_, rowBases_, workspaceSlots_;
   std::string name_;
   std::map<std::string, llvm::Value *> dims_;

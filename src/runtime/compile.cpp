@@ -15,9 +15,9 @@
 #include <lanejit/verify.h>
 
 #include <atomic>
-#include <optional>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 namespace lanejit {
@@ -186,14 +186,14 @@ std::shared_ptr<const CompiledCode> build(const Program &program, const CompileO
       persistent::store(diskKey, {native->symbol, countsText(native->counts), native->object});
   }
   code->entry = native->entry;
+  code->part = native->part;
   code->code_lifetime = std::move(native->lifetime);
   code->entry_symbol = std::move(native->symbol);
   code->object = std::move(native->object);
   if (std::vector<std::string> missing = backend::featuresMissingOnHost(l.target);
       !missing.empty()) {
     code->cannot_run_here = "kernel '" + program.name + "' was compiled for " +
-                            l.target.codegen.cpu +
-                            " with CPU features this machine lacks (";
+                            l.target.codegen.cpu + " with CPU features this machine lacks (";
     for (size_t i = 0; i < missing.size(); ++i)
       code->cannot_run_here += (i ? ", " : "") + missing[i];
     code->cannot_run_here += "); it can be inspected or written with `lanejit aot`, not run here";

@@ -26,6 +26,7 @@ struct LiveCodeCount {
 // code when the last holder (cache entry or Kernel) lets go.
 struct CompiledCode {
   NativeEntry entry = nullptr;
+  lower::NativePartEntry part = nullptr; // the column-split entry, if compiled
   // Why this machine cannot run the code ("" when it can): it was compiled
   // for a CPU (target_cpu, +features) with features this one lacks. Such a
   // kernel can be inspected and written out by `lanejit aot`, not called.

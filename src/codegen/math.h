@@ -13,6 +13,7 @@
 
 namespace lanejit::codegen {
 
+
 // e^x. Max error 1 ULP, denormal results gradual, overflow exactly as
 // correctly rounded expf.
 llvm::Value *emitExp(llvm::IRBuilder<> &b, llvm::Value *x, const MathTarget &t);

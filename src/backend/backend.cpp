@@ -38,24 +38,28 @@ Native compile(const lower::KernelPlan &plan, const Target &target,
   Native native;
   auto context = std::make_unique<llvm::LLVMContext>();
   auto module = emitModule(plan, target, *context, symbol, &native.counts);
-  std::string part = plan.column_split ? codegen::partEntryName(symbol) : std::string();
   jit::LinkedCode linked = jit::addModuleAndLookup(std::move(module), std::move(context), symbol,
-                                                   settings, &native.object, part);
+                                                   settings, &native.object);
   native.entry = reinterpret_cast<NativeEntry>(linked.entry);
-  native.part = reinterpret_cast<lower::NativePartEntry>(linked.part);
   native.lifetime = std::move(linked.lifetime);
   native.symbol = symbol;
   return native;
 }
 
+NativePart compilePart(const lower::KernelPlan &plan, const Target &target,
+                       const jit::OptimizerSettings &settings, const std::string &symbol) {
+  auto context = std::make_unique<llvm::LLVMContext>();
+  auto module = std::make_unique<llvm::Module>(symbol, *context);
+  codegen::emitPartKernel(plan, *module, target.codegen, symbol);
+  jit::LinkedCode linked =
+      jit::addModuleAndLookup(std::move(module), std::move(context), symbol, settings);
+  return {reinterpret_cast<lower::NativePartEntry>(linked.entry), std::move(linked.lifetime)};
+}
+
 Native link(const std::string &object, const std::string &symbol,
             const codegen::CodegenCounts &counts) {
-  jit::LinkedCode linked = jit::addObjectAndLookup(object, symbol, codegen::partEntryName(symbol));
-  return {reinterpret_cast<NativeEntry>(linked.entry),
-          reinterpret_cast<lower::NativePartEntry>(linked.part),
-          std::move(linked.lifetime),
-          object,
-          symbol,
+  jit::LinkedCode linked = jit::addObjectAndLookup(object, symbol);
+  return {reinterpret_cast<NativeEntry>(linked.entry), std::move(linked.lifetime), object, symbol,
           counts};
 }
 

@@ -36,9 +36,6 @@ std::vector<std::string> featuresMissingOnHost(const Target &target);
 // of `lifetime` lives.
 struct Native {
   NativeEntry entry = nullptr;
-  // The column-split entry (lower::PartArgs), or null when the plan has
-  // column_split off.
-  lower::NativePartEntry part = nullptr;
   std::shared_ptr<void> lifetime;
   std::string object; // the relocatable object as linked (inspect, aot)
   std::string symbol; // the entry's name in it
@@ -49,6 +46,14 @@ struct Native {
 // links it. Throws Error(Kind::Compile) on any LLVM failure.
 Native compile(const lower::KernelPlan &plan, const Target &target,
                const jit::OptimizerSettings &settings, const std::string &symbol);
+// The column-split entry of `plan` (codegen::emitPartKernel), linked on
+// its own: `part` stays valid while `lifetime` lives.
+struct NativePart {
+  lower::NativePartEntry part = nullptr;
+  std::shared_ptr<void> lifetime;
+};
+NativePart compilePart(const lower::KernelPlan &plan, const Target &target,
+                       const jit::OptimizerSettings &settings, const std::string &symbol);
 // Links an object compile() produced earlier (the persistent cache's); the
 // counts are the ones compile() reported for it.
 Native link(const std::string &object, const std::string &symbol,

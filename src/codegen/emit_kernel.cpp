@@ -343,10 +343,12 @@ void KernelEmitter::forgetRowValues() {
 llvm::Function *emitKernel(const lower::KernelPlan &plan, llvm::Module &module,
                            const CodegenTarget &target, const std::string &entryName,
                            CodegenCounts *counts) {
-  llvm::Function *entry = KernelEmitter(plan, module, target).emit(entryName, counts);
-  if (plan.column_split)
-    KernelEmitter(plan, module, target).emitPart(partEntryName(entryName));
-  return entry;
+  return KernelEmitter(plan, module, target).emit(entryName, counts);
+}
+
+llvm::Function *emitPartKernel(const lower::KernelPlan &plan, llvm::Module &module,
+                               const CodegenTarget &target, const std::string &name) {
+  return KernelEmitter(plan, module, target).emitPart(name);
 }
 
 } // namespace lanejit::codegen

@@ -23,14 +23,15 @@ class Module;
 
 namespace lanejit::codegen {
 
-// With plan.column_split, the module also gets the column-split entry
-// `partEntryName(entryName)` (lower::PartArgs; JIT only, not in AOT headers).
 llvm::Function *emitKernel(const lower::KernelPlan &plan, llvm::Module &module,
                            const CodegenTarget &target, const std::string &entryName,
                            CodegenCounts *counts = nullptr);
 
-inline std::string partEntryName(const std::string &entryName) {
-  return entryName + ".part";
-}
+// The column-split entry `void name(const LaunchArgs*, const
+// lower::PartArgs*)`: one traversal of one row over a range of column
+// chunks (lower/plan.h). Compiled on demand in a module of its own, so the
+// entry's object (inspect, aot, the persistent cache) is unchanged.
+llvm::Function *emitPartKernel(const lower::KernelPlan &plan, llvm::Module &module,
+                               const CodegenTarget &target, const std::string &name);
 
 } // namespace lanejit::codegen

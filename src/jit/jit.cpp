@@ -40,8 +40,7 @@ public:
   }
 
   LinkedCode add(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
-                 const std::string &entry, const OptimizerSettings &settings, std::string *object,
-                 const std::string &part) {
+                 const std::string &entry, const OptimizerSettings &settings, std::string *object) {
     std::lock_guard<std::mutex> lock(mutex_);
     lastObject_.clear();
     if (!jit_)
@@ -73,12 +72,10 @@ public:
               .count());
     if (object)
       *object = std::move(lastObject_);
-    return {symbol->getValue(), optionalSymbol(jit_->getMainJITDylib(), part),
-            std::make_shared<Release>(this, std::move(tracker))};
+    return {symbol->getValue(), std::make_shared<Release>(this, std::move(tracker))};
   }
 
-  LinkedCode addObject(const std::string &object, const std::string &entry,
-                       const std::string &part) {
+  LinkedCode addObject(const std::string &object, const std::string &entry) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!jit_)
       throw Error(Error::Kind::Compile, "LLVM JIT unavailable: " + initError_);
@@ -99,24 +96,10 @@ public:
       drop();
       fail("linking cached kernel '" + entry + "'", symbol.takeError());
     }
-    return {symbol->getValue(), optionalSymbol(*dylib, part),
-            std::make_shared<ReleaseDylib>(this, &*dylib)};
+    return {symbol->getValue(), std::make_shared<ReleaseDylib>(this, &*dylib)};
   }
 
 private:
-  // The address of `name` in `dylib`, or 0 when it is empty or not defined
-  // there (a kernel compiled without the column-split entry).
-  uint64_t optionalSymbol(llvm::orc::JITDylib &dylib, const std::string &name) {
-    if (name.empty())
-      return 0;
-    auto symbol = jit_->lookup(dylib, name);
-    if (!symbol) {
-      llvm::consumeError(symbol.takeError());
-      return 0;
-    }
-    return symbol->getValue();
-  }
-
   // Removes a cached object's JITDylib, and its code, with its last holder.
   struct ReleaseDylib {
     Jit *jit;
@@ -212,18 +195,16 @@ const std::vector<RuntimeSymbol> &runtimeSymbols() {
 
 LinkedCode addModuleAndLookup(std::unique_ptr<llvm::Module> module,
                               std::unique_ptr<llvm::LLVMContext> context, const std::string &entry,
-                              const OptimizerSettings &settings, std::string *object,
-                              const std::string &part) {
+                              const OptimizerSettings &settings, std::string *object) {
   std::string problems;
   llvm::raw_string_ostream out(problems);
   if (llvm::verifyModule(*module, &out))
     throw Error(Error::Kind::Compile, "internal: invalid LLVM IR for '" + entry + "': " + problems);
-  return Jit::instance().add(std::move(module), std::move(context), entry, settings, object, part);
+  return Jit::instance().add(std::move(module), std::move(context), entry, settings, object);
 }
 
-LinkedCode addObjectAndLookup(const std::string &object, const std::string &entry,
-                              const std::string &part) {
-  return Jit::instance().addObject(object, entry, part);
+LinkedCode addObjectAndLookup(const std::string &object, const std::string &entry) {
+  return Jit::instance().addObject(object, entry);
 }
 
 namespace {

@@ -2,8 +2,8 @@
 //
 // One LLJIT serves all kernels: target CPU and features travel as function
 // attributes, so kernels for different feature sets share it. A module is
-// optimised (optimizer.h) with the settings it is added with, then emitted. Adding is serialised by
-// a mutex, so compile() may be called from any thread. LLVM errors come back as
+// optimised (optimizer.h) with the settings it is added with, then emitted. Adding is serialised by a mutex, so
+// compile() may be called from any thread. LLVM errors come back as
 // lanejit::Error(Kind::Compile), never abort().
 #pragma once
 
@@ -36,24 +36,21 @@ const std::vector<RuntimeSymbol> &runtimeSymbols();
 // frees its memory, so a kernel cache can evict.
 struct LinkedCode {
   uint64_t entry = 0;
-  uint64_t part = 0; // the optional second entry (`part` below), or 0
   std::shared_ptr<void> lifetime;
 };
 
 // Optimises and compiles `module` (which must define `entry`) and returns
-// its address, and `part`'s when the module defines it. With `object`, also returns a copy of the
-// relocatable object the JIT linked (what `lanejit inspect` reads and `lanejit aot` writes).
+// its address. With `object`, also returns a copy of the relocatable object the JIT
+// linked (what `lanejit inspect` reads and `lanejit aot` writes).
 LinkedCode addModuleAndLookup(std::unique_ptr<llvm::Module> module,
                               std::unique_ptr<llvm::LLVMContext> context, const std::string &entry,
-                              const OptimizerSettings &settings, std::string *object = nullptr,
-                              const std::string &part = {});
+                              const OptimizerSettings &settings, std::string *object = nullptr);
 
 // Links a relocatable object this JIT produced earlier (the persistent
 // cache's) and returns the address of `entry` in it. Each such object gets a
 // JITDylib of its own, so its symbol names cannot clash with any other
 // kernel's. Throws Error(Kind::Compile) when the object cannot be linked.
-LinkedCode addObjectAndLookup(const std::string &object, const std::string &entry,
-                              const std::string &part = {});
+LinkedCode addObjectAndLookup(const std::string &object, const std::string &entry);
 
 // For dumps: the same optimisation the JIT applies, and
 // the assembly the JIT would link, for a module outside the JIT.

@@ -106,7 +106,6 @@ KernelPlan initialPlan(const Program &program, const CompileOptions &options, in
   plan.lanes = lanes;
   plan.accumulators = kReductionLanes / lanes;
   plan.block_rows = options.block_rows;
-  plan.column_split = options.column_split;
   auto depth = depths(program);
 
   // Canonical node order: operands before users, so each value's traversal

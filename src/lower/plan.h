@@ -97,9 +97,6 @@ struct KernelPlan {
   // output bit) does not depend on W or on any switch.
   int accumulators = 4;
   int block_rows = 32;
-  // Also emit the column-split entry (PartArgs) the runtime uses to spread
-  // few long rows over threads (the column-split switch).
-  bool column_split = true;
 
   // The workspace slot holding `node`'s value, or -1 if it is not materialized.
   int slotOf(const Node *node) const;

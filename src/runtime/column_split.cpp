@@ -85,8 +85,8 @@ void setForcedColumnSplit(bool on) {
   g_forced.store(on, std::memory_order_relaxed);
 }
 
-bool launchColumns(lower::NativePartEntry part, const LaunchArgs &args, int64_t workspace_floats,
-                   int threads, const RowCost &cost) {
+bool launchColumns(PartSource source, const LaunchArgs &args, int64_t workspace_floats, int threads,
+                   const RowCost &cost) {
   if (args.rows <= 0 || threads <= 1)
     return false;
   std::vector<int64_t> chunks;
@@ -96,6 +96,9 @@ bool launchColumns(lower::NativePartEntry part, const LaunchArgs &args, int64_t 
     most = std::max(most, chunks.back());
   }
   if ((most < 2 && !forcedColumnSplit()) || outputsOverlap(args, cost))
+    return false;
+  lower::NativePartEntry part = source.get(source.ctx);
+  if (!part)
     return false;
 
   int64_t rows = args.rows;

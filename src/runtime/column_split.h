@@ -14,11 +14,13 @@ namespace lanejit::runtime {
 
 // Runs the call by column chunks on up to `threads` threads and returns
 // true, or returns false (nothing run) when a split would not help (no row
-// longer than a chunk) or is not safe (an output overlaps an input or
+// longer than a chunk), when there is no column-split entry (asked of
+// `part` only past the other checks: the first such call compiles it) or
+// when it is not safe (an output overlaps an input or
 // another output: the split changes the order of columns' reads and
 // writes, which the alias proofs and guards assume).
-bool launchColumns(lower::NativePartEntry part, const LaunchArgs &args, int64_t workspace_floats,
-                   int threads, const RowCost &cost);
+bool launchColumns(PartSource part, const LaunchArgs &args, int64_t workspace_floats, int threads,
+                   const RowCost &cost);
 
 // Tests: split by columns whenever the call has a column-split entry and
 // more than one thread, even rows of one chunk (so short shapes exercise

@@ -186,7 +186,6 @@ std::shared_ptr<const CompiledCode> build(const Program &program, const CompileO
       persistent::store(diskKey, {native->symbol, countsText(native->counts), native->object});
   }
   code->entry = native->entry;
-  code->part = native->part;
   code->code_lifetime = std::move(native->lifetime);
   code->entry_symbol = std::move(native->symbol);
   code->object = std::move(native->object);
@@ -209,6 +208,26 @@ std::shared_ptr<const CompiledCode> build(const Program &program, const CompileO
 }
 
 } // namespace
+
+lower::NativePartEntry partEntryOf(const void *impl) {
+  const Kernel::Impl &k = *static_cast<const Kernel::Impl *>(impl);
+  const CompiledCode &code = *k.code;
+  if (!k.options.column_split || !code.cannot_run_here.empty())
+    return nullptr;
+  std::call_once(code.part_once, [&] {
+    try {
+      // Lowered again, as Kernel::dump does: the same plan as the entry's.
+      Lowered l = lowerProgram(k.program, k.options);
+      backend::NativePart part = backend::compilePart(
+          l.plan, l.target, optimizerSettings(k.options), entryName(k.program) + "_part");
+      code.part_lifetime = std::move(part.lifetime);
+      code.part.store(part.part, std::memory_order_release);
+    } catch (const Error &) {
+      // No column split for this kernel: its calls split rows only.
+    }
+  });
+  return code.part.load(std::memory_order_acquire);
+}
 
 Kernel compile(const Program &program, const CompileOptions &options) {
   if (options.threads)

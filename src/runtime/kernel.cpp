@@ -209,7 +209,7 @@ void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> o
   int64_t wsFloats = call->workspace_floats;
   float *workspace = wsFloats ? alignedWorkspace(arena.workspace, wsFloats) : nullptr;
   LaunchArgs args{buffers, call->strides.data(), shape.rows, shape.cols, workspace};
-  runtime::launchRows(impl_->code->entry, impl_->code->part, args, wsFloats,
+  runtime::launchRows(impl_->code->entry, {partEntryOf, impl_.get()}, args, wsFloats,
                       impl_->options.block_rows, runtime::requestedThreads(impl_->options),
                       impl_->code->row_cost);
 }

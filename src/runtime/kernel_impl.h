@@ -6,7 +6,9 @@
 
 #include <lanejit/kernel.h>
 
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,7 +28,6 @@ struct LiveCodeCount {
 // code when the last holder (cache entry or Kernel) lets go.
 struct CompiledCode {
   NativeEntry entry = nullptr;
-  lower::NativePartEntry part = nullptr; // the column-split entry, if compiled
   // Why this machine cannot run the code ("" when it can): it was compiled
   // for a CPU (target_cpu, +features) with features this one lacks. Such a
   // kernel can be inspected and written out by `lanejit aot`, not called.
@@ -46,6 +47,11 @@ struct CompiledCode {
   std::string object;       // the ELF object the JIT linked
   std::string entry_symbol; // the entry's name in it
   std::string pass_log;     // Kernel::dump("passes")
+  // The column-split entry, compiled on the first call that splits
+  // columns (partEntryOf); null until then, or when it cannot be built.
+  mutable std::once_flag part_once;
+  mutable std::atomic<lower::NativePartEntry> part{nullptr};
+  mutable std::shared_ptr<void> part_lifetime;
 };
 
 uint64_t nextSerial();
@@ -59,6 +65,11 @@ struct Kernel::Impl {
   std::shared_ptr<const CompiledCode> code;
   CompileReport report; // code->report with this kernel's block rows, time, cache_hit
 };
+
+// The kernel's column-split entry (runtime/column_split.h), compiled on
+// first use; null when options.column_split is off or it cannot be built
+// (the call then splits rows only). `impl` is a Kernel::Impl.
+lower::NativePartEntry partEntryOf(const void *impl);
 
 // Largest number of buffers (inputs + outputs) a program may have; lets a
 // call keep its argument block on the stack.

@@ -154,7 +154,7 @@ CallThreads::~CallThreads() {
   t_callThreads = saved_;
 }
 
-void launchRows(NativeEntry entry, lower::NativePartEntry part, const LaunchArgs &args,
+void launchRows(NativeEntry entry, PartSource part, const LaunchArgs &args,
                 int64_t workspace_floats, int64_t block_rows, int threads, const RowCost &cost) {
   int use = threadsWorthUsing(cost, args.rows, args.cols, threads);
   if (use <= 1 || insidePoolTask()) {
@@ -162,7 +162,7 @@ void launchRows(NativeEntry entry, lower::NativePartEntry part, const LaunchArgs
       entry(&args, r, std::min(args.rows, r + block_rows));
     return;
   }
-  if (part && (use > args.rows || forcedColumnSplit()) &&
+  if ((use > args.rows || forcedColumnSplit()) && part.get &&
       launchColumns(part, args, workspace_floats, use, cost))
     return;
   use = static_cast<int>(std::min<int64_t>(use, args.rows));
@@ -183,7 +183,7 @@ namespace lanejit {
 
 void Kernel::runEntry(const LaunchArgs &args, int threads) const {
   runtime::checkThreadCount(threads, "Kernel::runEntry");
-  runtime::launchRows(nativeEntry(), impl_->code->part, args,
+  runtime::launchRows(nativeEntry(), {partEntryOf, impl_.get()}, args,
                       lower::workspaceFloats(impl_->code->workspace, args.cols),
                       impl_->options.block_rows, threads, impl_->code->row_cost);
 }

@@ -75,7 +75,14 @@ private:
 // `workspace_floats` floats. When the call is worth more threads than it
 // has rows and `part` is set, rows are split by column chunks instead
 // (runtime/column_split.h).
-void launchRows(NativeEntry entry, lower::NativePartEntry part, const LaunchArgs &args,
+// Where the column-split entry comes from, asked only when a call would
+// split columns (it may compile it then): get(ctx), null when there is none.
+struct PartSource {
+  lower::NativePartEntry (*get)(const void *ctx) = nullptr;
+  const void *ctx = nullptr;
+};
+
+void launchRows(NativeEntry entry, PartSource part, const LaunchArgs &args,
                 int64_t workspace_floats, int64_t block_rows, int threads, const RowCost &cost);
 
 } // namespace lanejit::runtime

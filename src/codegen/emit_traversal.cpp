@@ -240,27 +240,27 @@ void KernelEmitter::emitChunkedPackets(TraversalState &s, Value *live, Value *gr
     });
     return;
   }
-  // Serial: the running totals start as chunk 0's partials.
+  // Serial: running totals from the identity (identity + x is x, bit for
+  // bit, for every x), each finished chunk added in chunk order.
   std::vector<std::vector<llvm::AllocaInst *>> totals(t.reductions.size());
   for (size_t ri = 0; ri < t.reductions.size(); ++ri)
-    for (int k = 0; k < K; ++k)
+    for (int k = 0; k < K; ++k) {
       totals[ri].push_back(entryAlloca(types(ri), "total." + std::to_string(ri)));
+      b_.CreateStore(reductionIdentity(types(ri), t.reductions[ri]->reduceOp()), totals[ri][k]);
+    }
   emitLoop(b_.getInt64(0), counts.CreateAdd(later, counts.getInt64(1)), "chunks", [&](Value *j) {
     Value *first = b_.CreateMul(j, perChunk);
     Value *more = b_.CreateICmpULT(j, later);
     Value *end = b_.CreateSelect(more, b_.CreateAdd(first, perChunk), groups);
     emitLoop(first, end, "packets", groupOfPackets);
     emitIf(more, "chunk.fold", [&] {
-      Value *isFirst = b_.CreateICmpEQ(j, b_.getInt64(0));
-      for (size_t ri = 0; ri < t.reductions.size(); ++ri) {
-        ReduceOp op = t.reductions[ri]->reduceOp();
+      for (size_t ri = 0; ri < t.reductions.size(); ++ri)
         for (int k = 0; k < K; ++k) {
           Value *partial = b_.CreateLoad(types(ri), s.accumulators[ri][k]);
           Value *total = b_.CreateLoad(types(ri), totals[ri][k]);
-          Value *sum = emitReductionStep(b_, op, total, partial);
-          b_.CreateStore(b_.CreateSelect(isFirst, partial, sum), totals[ri][k]);
+          b_.CreateStore(emitReductionStep(b_, t.reductions[ri]->reduceOp(), total, partial),
+                         totals[ri][k]);
         }
-      }
       resetAccumulators();
     });
   });

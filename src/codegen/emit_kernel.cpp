@@ -6,6 +6,7 @@
 #include <lanejit/launch_abi.h>
 
 #include <llvm/IR/Function.h>
+#include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 
 #include <cstddef>
@@ -117,10 +118,13 @@ void KernelEmitter::emitLoop(Value *begin, Value *end, const char *name,
   b_.SetInsertPoint(exit);
 }
 
-void KernelEmitter::emitIf(Value *cond, const char *name, const std::function<void()> &body) {
+void KernelEmitter::emitIf(Value *cond, const char *name, const std::function<void()> &body,
+                           bool unlikely) {
   auto *then = llvm::BasicBlock::Create(ctx_, std::string(name) + ".then", fn_);
   auto *done = llvm::BasicBlock::Create(ctx_, std::string(name) + ".done", fn_);
-  b_.CreateCondBr(cond, then, done);
+  llvm::MDNode *weights =
+      unlikely ? llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20) : nullptr;
+  b_.CreateCondBr(cond, then, done, weights);
   b_.SetInsertPoint(then);
   body();
   b_.CreateBr(done);

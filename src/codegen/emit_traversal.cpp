@@ -240,41 +240,51 @@ void KernelEmitter::emitChunkedPackets(TraversalState &s, Value *live, Value *gr
     });
     return;
   }
-  // Serial: running totals from the identity (identity + x is x, bit for
-  // bit, for every x), each finished chunk added in chunk order.
+  // Serial: a row of one chunk runs the unchunked loop. A longer row first
+  // runs its `later` full chunks (out of line: rare), adding each one's
+  // partials to running totals that start at the identity (identity + x is
+  // x, bit for bit); the last chunk is the unchunked loop's remainder, its
+  // partials joined to the totals last.
   std::vector<std::vector<llvm::AllocaInst *>> totals(t.reductions.size());
   for (size_t ri = 0; ri < t.reductions.size(); ++ri)
-    for (int k = 0; k < K; ++k) {
+    for (int k = 0; k < K; ++k)
       totals[ri].push_back(entryAlloca(types(ri), "total." + std::to_string(ri)));
-      b_.CreateStore(reductionIdentity(types(ri), t.reductions[ri]->reduceOp()), totals[ri][k]);
-    }
-  emitLoop(b_.getInt64(0), counts.CreateAdd(later, counts.getInt64(1)), "chunks", [&](Value *j) {
-    Value *first = b_.CreateMul(j, perChunk);
-    Value *more = b_.CreateICmpULT(j, later);
-    Value *end = b_.CreateSelect(more, b_.CreateAdd(first, perChunk), groups);
-    emitLoop(first, end, "packets", groupOfPackets);
-    emitIf(more, "chunk.fold", [&] {
-      for (size_t ri = 0; ri < t.reductions.size(); ++ri)
-        for (int k = 0; k < K; ++k) {
-          Value *partial = b_.CreateLoad(types(ri), s.accumulators[ri][k]);
-          Value *total = b_.CreateLoad(types(ri), totals[ri][k]);
-          b_.CreateStore(emitReductionStep(b_, t.reductions[ri]->reduceOp(), total, partial),
-                         totals[ri][k]);
-        }
-      resetAccumulators();
-    });
-  });
+  Value *isLong = b_.CreateICmpNE(later, b_.getInt64(0), "long_row");
+  emitIf(
+      isLong, "long",
+      [&] {
+        for (size_t ri = 0; ri < t.reductions.size(); ++ri)
+          for (int k = 0; k < K; ++k)
+            b_.CreateStore(reductionIdentity(types(ri), t.reductions[ri]->reduceOp()),
+                           totals[ri][k]);
+        emitLoop(b_.getInt64(0), later, "chunks", [&](Value *j) {
+          Value *first = b_.CreateMul(j, perChunk);
+          emitLoop(first, b_.CreateAdd(first, perChunk), "chunk.packets", groupOfPackets);
+          for (size_t ri = 0; ri < t.reductions.size(); ++ri)
+            for (int k = 0; k < K; ++k) {
+              Value *partial = b_.CreateLoad(types(ri), s.accumulators[ri][k]);
+              Value *total = b_.CreateLoad(types(ri), totals[ri][k]);
+              b_.CreateStore(emitReductionStep(b_, t.reductions[ri]->reduceOp(), total, partial),
+                             totals[ri][k]);
+            }
+          resetAccumulators();
+        });
+      },
+      /*unlikely=*/true);
+  emitLoop(counts.CreateMul(later, perChunk), groups, "packets", groupOfPackets);
   restAndTail();
-  // The last chunk's partials join the total last.
-  emitIf(b_.CreateICmpNE(later, b_.getInt64(0)), "chunk.join", [&] {
-    for (size_t ri = 0; ri < t.reductions.size(); ++ri)
-      for (int k = 0; k < K; ++k) {
-        Value *partial = b_.CreateLoad(types(ri), s.accumulators[ri][k]);
-        Value *total = b_.CreateLoad(types(ri), totals[ri][k]);
-        b_.CreateStore(emitReductionStep(b_, t.reductions[ri]->reduceOp(), total, partial),
-                       s.accumulators[ri][k]);
-      }
-  });
+  emitIf(
+      isLong, "long.join",
+      [&] {
+        for (size_t ri = 0; ri < t.reductions.size(); ++ri)
+          for (int k = 0; k < K; ++k) {
+            Value *partial = b_.CreateLoad(types(ri), s.accumulators[ri][k]);
+            Value *total = b_.CreateLoad(types(ri), totals[ri][k]);
+            b_.CreateStore(emitReductionStep(b_, t.reductions[ri]->reduceOp(), total, partial),
+                           s.accumulators[ri][k]);
+          }
+      },
+      /*unlikely=*/true);
 }
 
 void KernelEmitter::finishFromPartials(const lower::Traversal &t, int firstSlot) {

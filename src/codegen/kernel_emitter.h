@@ -47,8 +47,10 @@ private:
   void emitLoop(llvm::Value *begin, llvm::Value *end, const char *name,
                 const std::function<void(llvm::Value *)> &body);
 
-  // if (cond) body(); the builder ends after it.
-  void emitIf(llvm::Value *cond, const char *name, const std::function<void()> &body);
+  // if (cond) body(); the builder ends after it. `unlikely` weighs the
+  // branch so LLVM lays the body out of line.
+  void emitIf(llvm::Value *cond, const char *name, const std::function<void()> &body,
+              bool unlikely = false);
 
   llvm::AllocaInst *entryAlloca(llvm::Type *type, const std::string &name);
 

@@ -194,6 +194,7 @@ TEST(ColumnSplit, LibraryLongRowsSameBitsEverywhere) {
 // tails of every W, one column, masked softmax's per-row column bounds.
 TEST(ColumnSplit, ForcedOnShortShapesSameBits) {
   SplitEverything split(true);
+  uint64_t before = runtime::poolCounters().wakeups;
   for (const CompileOptions &o : configurations()) {
     for (const library::Entry &e : library::all()) {
       Kernel k = compile(e.make(), o);
@@ -209,6 +210,7 @@ TEST(ColumnSplit, ForcedOnShortShapesSameBits) {
         }
     }
   }
+  EXPECT_GT(runtime::poolCounters().wakeups, before) << "the column split ran";
 }
 
 TEST(ColumnSplit, OneLongRowUsesTheWorkers) {

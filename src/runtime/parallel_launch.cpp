@@ -183,9 +183,19 @@ namespace lanejit {
 
 void Kernel::runEntry(const LaunchArgs &args, int threads) const {
   runtime::checkThreadCount(threads, "Kernel::runEntry");
-  runtime::launchRows(nativeEntry(), {partEntryOf, impl_.get()}, args,
-                      lower::workspaceFloats(impl_->code->workspace, args.cols),
-                      impl_->options.block_rows, threads, impl_->code->row_cost);
+  const CompiledCode &code = *impl_->code;
+  NativeEntry entry = nativeEntry();
+  int64_t block = impl_->options.block_rows;
+  // The serial call's whole overhead: the cost model's multiply-add and
+  // compare; the workers' workspace size only when there are workers.
+  if (runtime::threadsWorthUsing(code.row_cost, args.rows, args.cols, threads) <= 1) {
+    for (int64_t r = 0; r < args.rows; r += block)
+      entry(&args, r, std::min(args.rows, r + block));
+    return;
+  }
+  runtime::launchRows(entry, {partEntryOf, impl_.get()}, args,
+                      lower::workspaceFloats(code.workspace, args.cols), block, threads,
+                      code.row_cost);
 }
 
 } // namespace lanejit

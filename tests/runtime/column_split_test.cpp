@@ -14,12 +14,17 @@
 
 #include <lanejit/dsl.h>
 #include <lanejit/library.h>
+#include <lanejit/text.h>
 
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <optional>
 #include <random>
+#include <sstream>
 
 namespace lanejit {
 namespace {
@@ -211,6 +216,39 @@ TEST(ColumnSplit, ForcedOnShortShapesSameBits) {
     }
   }
   EXPECT_GT(runtime::poolCounters().wakeups, before) << "the column split ran";
+}
+
+// The fuzz seed corpus's programs (slices, column indices, bounds, every
+// operation): long rows at every thread count, and short ones forced.
+TEST(ColumnSplit, CorpusProgramsSameBits) {
+  int ran = 0;
+  for (const auto &file : std::filesystem::directory_iterator(LANEJIT_FUZZ_CORPUS)) {
+    std::ifstream in(file.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    std::optional<Kernel> k;
+    try {
+      k = compile(parse(text.str()), test::targetOptions());
+    } catch (const Error &) {
+      continue;
+    }
+    for (bool force : {false, true})
+      for (Shape shape : force ? std::vector<Shape>{{5, 12}, {3, 67}}
+                               : std::vector<Shape>{{2, 2 * kChunk + 12}}) {
+        SplitEverything split(force);
+        try {
+          check::Case c = check::makeCase(k->program(), shape, check::Fill::Random, 4);
+          Outputs want = runWith(*k, c, 1);
+          for (int threads : {2, 3, 8})
+            EXPECT_TRUE(sameBits(runWith(*k, c, threads), want))
+                << file.path() << " " << shape.rows << "x" << shape.cols << " threads=" << threads;
+          ++ran;
+        } catch (const Error &) {
+          // a shape this program refuses
+        }
+      }
+  }
+  EXPECT_GT(ran, 5);
 }
 
 TEST(ColumnSplit, OneLongRowUsesTheWorkers) {

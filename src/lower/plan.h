@@ -128,7 +128,7 @@ constexpr int64_t chunksOf(int64_t live) {
   return live <= kChunkColumns ? 1 : (live + kChunkColumns - 1) / kChunkColumns;
 }
 
-// The column-split entry, `<entry>.part(const LaunchArgs*, const PartArgs*)`:
+// The column-split entry, `void(const LaunchArgs*, const PartArgs*)`:
 // runs traversal `phase` of row `row` over chunks [chunk_begin, chunk_end)
 // of its columns, and stores each chunk's kReductionLanes partials of every
 // reduction of that traversal at partials[(reduction * partial_chunks +

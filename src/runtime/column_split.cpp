@@ -111,8 +111,10 @@ bool launchColumns(PartSource source, const LaunchArgs &args, int64_t workspace_
   int64_t rowPartials = int64_t(cost.reductions) * most * lower::kReductionLanes;
   float *partials = rowPartials ? alignedFloats(t_partials, rows * rowPartials) : nullptr;
 
-  // About two tasks per thread per phase, so a slow thread is balanced.
-  int64_t perRow = std::max<int64_t>(1, (2 * threads + rows - 1) / rows);
+  // Small tasks (one chunk each, or at least eight per thread per phase):
+  // a thread descheduled on a shared machine holds back the barrier by at
+  // most one chunk's work, and the others take the rest.
+  int64_t perRow = std::max<int64_t>(1, (8 * threads + rows - 1) / rows);
   for (size_t phase = 0; phase < chunks.size(); ++phase) {
     int64_t pieceChunks = std::max<int64_t>(1, (chunks[phase] + perRow - 1) / perRow);
     int64_t pieces = (chunks[phase] + pieceChunks - 1) / pieceChunks;

@@ -89,6 +89,10 @@ struct CompileOptions {
   // (SROA, EarlyCSE, SimplifyCFG, LICM; docs/architecture.md). Off: LLVM's
   // default O<opt_level> pipeline. Not used at opt_level 0.
   bool lean_llvm_pipeline = false;
+  // Few long rows (fewer rows than threads) are split by column chunks
+  // across threads, with the same bits (docs/architecture.md, "Threads").
+  // Off: no column-split entry is compiled and such calls split only rows.
+  bool column_split = true;
   // Passes (by name, see docs/switches.md) to skip.
   std::vector<std::string> disabled_passes;
   // Print the IR after every pass that changed it, and pass timings, to stderr.

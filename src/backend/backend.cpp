@@ -58,6 +58,16 @@ Native compile(const lower::KernelPlan &plan, const Target &target,
   return native;
 }
 
+NativePart compilePart(const lower::KernelPlan &plan, const Target &target,
+                       const jit::OptimizerSettings &settings, const std::string &symbol) {
+  auto context = std::make_unique<llvm::LLVMContext>();
+  auto module = std::make_unique<llvm::Module>(symbol, *context);
+  codegen::emitPartKernel(plan, *module, target.codegen, symbol);
+  jit::LinkedCode linked =
+      jit::addModuleAndLookup(std::move(module), std::move(context), symbol, settings);
+  return {reinterpret_cast<lower::NativePartEntry>(linked.entry), std::move(linked.lifetime)};
+}
+
 Native link(const std::string &object, const std::string &symbol,
             const codegen::CodegenCounts &counts) {
   jit::LinkedCode linked = jit::addObjectAndLookup(object, symbol);

@@ -46,6 +46,14 @@ struct Native {
 // links it. Throws Error(Kind::Compile) on any LLVM failure.
 Native compile(const lower::KernelPlan &plan, const Target &target,
                const jit::OptimizerSettings &settings, const std::string &symbol);
+// The column-split entry of `plan` (codegen::emitPartKernel), linked on
+// its own: `part` stays valid while `lifetime` lives.
+struct NativePart {
+  lower::NativePartEntry part = nullptr;
+  std::shared_ptr<void> lifetime;
+};
+NativePart compilePart(const lower::KernelPlan &plan, const Target &target,
+                       const jit::OptimizerSettings &settings, const std::string &symbol);
 // Links an object compile() produced earlier (the persistent cache's); the
 // counts are the ones compile() reported for it.
 Native link(const std::string &object, const std::string &symbol,

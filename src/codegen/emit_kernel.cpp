@@ -7,6 +7,7 @@
 
 #include <llvm/IR/Function.h>
 #include <llvm/IR/IntrinsicsX86.h>
+#include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 
 #include <cstddef>
@@ -29,7 +30,8 @@ llvm::Function *KernelEmitter::emit(const std::string &name, CodegenCounts *coun
 void KernelEmitter::createFunction(const std::string &name) {
   llvm::Type *ptr = llvm::PointerType::get(ctx_, 0);
   llvm::Type *i64 = b_.getInt64Ty();
-  auto *type = llvm::FunctionType::get(b_.getVoidTy(), {ptr, i64, i64}, false);
+  auto *type = part_ ? llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr}, false)
+                     : llvm::FunctionType::get(b_.getVoidTy(), {ptr, i64, i64}, false);
   fn_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, module_);
   fn_->addFnAttr(llvm::Attribute::NoFree);
   applyTargetAttributes(fn_);
@@ -37,15 +39,32 @@ void KernelEmitter::createFunction(const std::string &name) {
   entry_ = llvm::BasicBlock::Create(ctx_, "entry", fn_);
   b_.SetInsertPoint(entry_);
   Value *args = fn_->getArg(0);
-  rowBegin_ = fn_->getArg(1);
-  rowEnd_ = fn_->getArg(2);
   args->setName("args");
-  rowBegin_->setName("row_begin");
-  rowEnd_->setName("row_end");
+  auto fieldOf = [&](Value *base, llvm::Type *type, size_t offset, const char *name) {
+    return b_.CreateLoad(type, b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), base, offset), name);
+  };
+  if (part_) {
+    // The fields of lower::PartArgs: one row, one phase, a chunk range.
+    Value *part = fn_->getArg(1);
+    part->setName("part");
+    rowBegin_ = fieldOf(part, i64, offsetof(lower::PartArgs, row), "row");
+    rowEnd_ = b_.CreateAdd(rowBegin_, b_.getInt64(1));
+    phase_ = fieldOf(part, i64, offsetof(lower::PartArgs, phase), "phase");
+    chunkBegin_ = fieldOf(part, i64, offsetof(lower::PartArgs, chunk_begin), "chunk_begin");
+    chunkEnd_ = fieldOf(part, i64, offsetof(lower::PartArgs, chunk_end), "chunk_end");
+    partials_ = fieldOf(part, ptr, offsetof(lower::PartArgs, partials), "partials");
+    partialChunks_ =
+        fieldOf(part, i64, offsetof(lower::PartArgs, partial_chunks), "partial_chunks");
+  } else {
+    rowBegin_ = fn_->getArg(1);
+    rowEnd_ = fn_->getArg(2);
+    rowBegin_->setName("row_begin");
+    rowEnd_->setName("row_end");
+  }
 
   // The fields of lanejit_launch_args (lanejit/launch_abi.h), at its offsets.
   auto field = [&](llvm::Type *type, size_t offset, const char *name) {
-    return b_.CreateLoad(type, b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), args, offset), name);
+    return fieldOf(args, type, offset, name);
   };
   Value *buffers = field(ptr, offsetof(lanejit_launch_args, buffers), "buffers");
   Value *strides = field(ptr, offsetof(lanejit_launch_args, row_strides), "row_strides");
@@ -116,10 +135,13 @@ void KernelEmitter::emitIfElse(Value *cond, const char *name, const std::functio
   b_.SetInsertPoint(done);
 }
 
-void KernelEmitter::emitIf(Value *cond, const char *name, const std::function<void()> &body) {
+void KernelEmitter::emitIf(Value *cond, const char *name, const std::function<void()> &body,
+                           bool unlikely) {
   auto *then = llvm::BasicBlock::Create(ctx_, std::string(name) + ".then", fn_);
   auto *done = llvm::BasicBlock::Create(ctx_, std::string(name) + ".done", fn_);
-  b_.CreateCondBr(cond, then, done);
+  llvm::MDNode *weights =
+      unlikely ? llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20) : nullptr;
+  b_.CreateCondBr(cond, then, done, weights);
   b_.SetInsertPoint(then);
   body();
   b_.CreateBr(done);
@@ -276,6 +298,48 @@ void KernelEmitter::emitRowLoop() {
   b_.CreateRetVoid();
 }
 
+llvm::Function *KernelEmitter::emitPart(const std::string &name) {
+  name_ = name;
+  part_ = true;
+  createFunction(name);
+  prepareWorkspace();
+  launchEnd_->eraseFromParent();
+  b_.SetInsertPoint(entry_);
+  llvm::BasicBlock *rowBlock = llvm::BasicBlock::Create(ctx_, "row", fn_);
+  b_.CreateBr(rowBlock);
+  launch_.SetInsertPoint(entry_->getTerminator());
+  b_.SetInsertPoint(rowBlock);
+  // The runtime splits columns only when no output overlaps an input, so
+  // no row is staged here (runtime/column_split.cpp).
+  row_ = rowBegin_;
+  for (size_t i = 0; i < bases_.size(); ++i)
+    rowBases_.push_back(b_.CreateInBoundsGEP(
+        b_.getFloatTy(), bases_[i], b_.CreateMul(row_, strides_[i]), bufferName(i) + ".row"));
+  llvm::BasicBlock *done = llvm::BasicBlock::Create(ctx_, "done", fn_);
+  auto *phases = b_.CreateSwitch(phase_, done, unsigned(plan_.traversals.size()));
+  std::vector<int> firstSlot;
+  int slots = 0;
+  for (const lower::Traversal &t : plan_.traversals) {
+    firstSlot.push_back(slots);
+    slots += static_cast<int>(t.reductions.size());
+  }
+  for (size_t t = 0; t < plan_.traversals.size(); ++t) {
+    llvm::BasicBlock *phase = llvm::BasicBlock::Create(ctx_, "phase" + std::to_string(t), fn_);
+    phases->addCase(b_.getInt64(t), phase);
+    b_.SetInsertPoint(phase);
+    for (size_t earlier = 0; earlier < t; ++earlier)
+      if (!plan_.traversals[earlier].reductions.empty())
+        finishFromPartials(plan_.traversals[earlier], firstSlot[earlier]);
+    partSlot_ = firstSlot[t];
+    emitTraversal(plan_.traversals[t], static_cast<int>(t));
+    b_.CreateBr(done);
+    forgetRowValues();
+  }
+  b_.SetInsertPoint(done);
+  b_.CreateRetVoid();
+  return fn_;
+}
+
 Value *KernelEmitter::flattenRows() {
   // Dense: every row tensor's row r + 1 starts where row r ends, so rows
   // [begin, end) are one row of (end - begin) x width columns starting at
@@ -305,6 +369,11 @@ llvm::Function *emitKernel(const lower::KernelPlan &plan, llvm::Module &module,
                            const CodegenTarget &target, const std::string &entryName,
                            CodegenCounts *counts) {
   return KernelEmitter(plan, module, target).emit(entryName, counts);
+}
+
+llvm::Function *emitPartKernel(const lower::KernelPlan &plan, llvm::Module &module,
+                               const CodegenTarget &target, const std::string &name) {
+  return KernelEmitter(plan, module, target).emitPart(name);
 }
 
 } // namespace lanejit::codegen

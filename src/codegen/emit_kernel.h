@@ -27,4 +27,11 @@ llvm::Function *emitKernel(const lower::KernelPlan &plan, llvm::Module &module,
                            const CodegenTarget &target, const std::string &entryName,
                            CodegenCounts *counts = nullptr);
 
+// The column-split entry `void name(const LaunchArgs*, const
+// lower::PartArgs*)`: one traversal of one row over a range of column
+// chunks (lower/plan.h). Compiled on demand in a module of its own, so the
+// entry's object (inspect, aot, the persistent cache) is unchanged.
+llvm::Function *emitPartKernel(const lower::KernelPlan &plan, llvm::Module &module,
+                               const CodegenTarget &target, const std::string &name);
+
 } // namespace lanejit::codegen

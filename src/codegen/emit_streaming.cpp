@@ -15,8 +15,7 @@ bool KernelEmitter::streams() const {
                      [](const lower::Traversal &t) { return t.stream_stores; });
 }
 
-void KernelEmitter::emitStreamingOrNot(TraversalState &s, Value *live,
-                                       const std::function<void()> &packetLoops) {
+void KernelEmitter::emitStreamingPackets(TraversalState &s, Value *live) {
   const lower::Traversal &t = *s.traversal;
   const int64_t align = int64_t{lanes_} * 4;
   // The call's bytes per output this traversal writes (every row's, not
@@ -29,7 +28,7 @@ void KernelEmitter::emitStreamingOrNot(TraversalState &s, Value *live,
   // floats.
   size_t inputs = program_.inputs.size();
   Value *mask = b_.getInt64(align - 1);
-  Value *first = nullptr, *agree = bigCall;
+  Value *first = nullptr, *stream = bigCall;
   for (int wi : t.writes) {
     const Write &w = program_.writes[wi];
     Value *start =
@@ -37,33 +36,39 @@ void KernelEmitter::emitStreamingOrNot(TraversalState &s, Value *live,
     Value *offset = b_.CreateAnd(b_.CreatePtrToInt(start, b_.getInt64Ty()), mask);
     if (!first) {
       first = offset;
-      agree = b_.CreateAnd(agree,
-                           b_.CreateICmpEQ(b_.CreateAnd(offset, b_.getInt64(3)), b_.getInt64(0)));
+      stream = b_.CreateAnd(stream,
+                            b_.CreateICmpEQ(b_.CreateAnd(offset, b_.getInt64(3)), b_.getInt64(0)));
     } else {
-      agree = b_.CreateAnd(agree, b_.CreateICmpEQ(offset, first));
+      stream = b_.CreateAnd(stream, b_.CreateICmpEQ(offset, first));
     }
   }
+  stream->setName("stream");
+  // Columns before the first aligned address (at most the row) when
+  // streaming, else none: one masked head, one dense loop of each kind and
+  // one masked tail, in column order.
+  Value *lead = b_.CreateLShr(b_.CreateAnd(b_.CreateSub(b_.getInt64(align), first), mask), 2);
+  lead = b_.CreateSelect(b_.CreateICmpULT(lead, live), lead, live);
+  lead = b_.CreateSelect(stream, lead, b_.getInt64(0), "stream.lead");
+  emitIf(b_.CreateICmpNE(lead, b_.getInt64(0)), "stream.head",
+         [&] { emitPacket(s, lower::PacketKind::Masked, b_.getInt64(0), lead, b_.getInt64(0)); });
+  Value *full = b_.CreateUDiv(b_.CreateSub(live, lead), b_.getInt64(lanes_), "stream.full");
+  auto denseLoop = [&](const char *name) {
+    emitLoop(b_.getInt64(0), full, name, [&](Value *p) {
+      Value *column = b_.CreateAdd(lead, b_.CreateMul(p, b_.getInt64(lanes_)));
+      emitPacket(s, lower::PacketKind::Dense, column, live, b_.getInt64(0));
+    });
+  };
   emitIfElse(
-      agree, "stream",
+      stream, "stream",
       [&] {
-        // Columns before the first aligned address, at most the row.
-        Value *lead = b_.CreateLShr(b_.CreateAnd(b_.CreateSub(b_.getInt64(align), first), mask), 2);
-        lead = b_.CreateSelect(b_.CreateICmpULT(lead, live), lead, live, "stream.lead");
-        emitIf(b_.CreateICmpNE(lead, b_.getInt64(0)), "stream.head", [&] {
-          emitPacket(s, lower::PacketKind::Masked, b_.getInt64(0), lead, b_.getInt64(0));
-        });
-        Value *full = b_.CreateUDiv(b_.CreateSub(live, lead), b_.getInt64(lanes_), "stream.full");
         packets_.setStreamingAlignment(align);
-        emitLoop(b_.getInt64(0), full, "stream.packets", [&](Value *p) {
-          Value *column = b_.CreateAdd(lead, b_.CreateMul(p, b_.getInt64(lanes_)));
-          emitPacket(s, lower::PacketKind::Dense, column, live, b_.getInt64(0));
-        });
+        denseLoop("stream.packets");
         packets_.setStreamingAlignment(0);
-        Value *tail = b_.CreateAdd(lead, b_.CreateMul(full, b_.getInt64(lanes_)));
-        emitIf(b_.CreateICmpULT(tail, live), "stream.tail",
-               [&] { emitPacket(s, lower::PacketKind::Masked, tail, live, b_.getInt64(0)); });
       },
-      packetLoops);
+      [&] { denseLoop("packets"); });
+  Value *tail = b_.CreateAdd(lead, b_.CreateMul(full, b_.getInt64(lanes_)));
+  emitIf(b_.CreateICmpULT(tail, live), "tail",
+         [&] { emitPacket(s, lower::PacketKind::Masked, tail, live, b_.getInt64(0)); });
 }
 
 } // namespace lanejit::codegen

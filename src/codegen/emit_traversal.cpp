@@ -143,40 +143,24 @@ void KernelEmitter::emitTraversal(const lower::Traversal &t, int index) {
   Value *tail = counts.CreateURem(live, counts.getInt64(lanes_), "tail_lanes");
   Value *groups = counts.CreateUDiv(full, counts.getInt64(K));
   Value *rest = counts.CreateURem(full, counts.getInt64(K));
-  lower::PacketKind fullKind = t.full;
-  auto columnOf = [&](Value *packet) { return b_.CreateMul(packet, b_.getInt64(lanes_)); };
-
+  // The tail packet is packet number `full`, so its accumulator is `rest`.
   bool summed = std::any_of(t.reductions.begin(), t.reductions.end(), [](const Expr &r) {
     return r->reduceOp() == ReduceOp::Sum || r->reduceOp() == ReduceOp::Mean;
   });
   if (K > 1 && summed && t.tail_masks)
     s.tailMasks = tailMasks(counts, tail, rest, K);
-  auto packetLoops = [&] {
-    emitLoop(b_.getInt64(0), groups, "packets", [&](Value *g) {
-      for (int k = 0; k < K; ++k) {
-        Value *packet = b_.CreateAdd(b_.CreateMul(g, b_.getInt64(K)), b_.getInt64(k));
-        emitPacket(s, fullKind, columnOf(packet), live, b_.getInt64(k));
-      }
-    });
-    // Full packets left over after the groups of K go to accumulators 0..rest-1.
-    for (int k = 0; k + 1 < K; ++k) {
-      emitIf(b_.CreateICmpSGT(rest, b_.getInt64(k)), "rest", [&] {
-        Value *packet = b_.CreateAdd(b_.CreateMul(groups, b_.getInt64(K)), b_.getInt64(k));
-        emitPacket(s, fullKind, columnOf(packet), live, b_.getInt64(k));
-      });
-    }
-    // The tail packet is packet number `full`, so its accumulator is `rest`.
-    emitIf(b_.CreateICmpNE(tail, b_.getInt64(0)), "tail", [&] {
-      emitPacket(s, lower::PacketKind::Masked, columnOf(full), live,
-                 K == 1 ? b_.getInt64(0) : rest);
-    });
-  };
-  if (t.stream_stores)
-    emitStreamingOrNot(s, live, packetLoops);
+  // The column-split entry runs chunks of a row, not whole rows: its
+  // stores stay normal ones.
+  if (t.stream_stores && !part_)
+    emitStreamingPackets(s, live);
   else
-    packetLoops();
-  if (t.bound)
+    emitChunkedPackets(s, live, groups, rest, full, tail);
+  if (t.bound && part_)
+    emitPartFills(t, live, len);
+  else if (t.bound)
     emitFills(t, live, len);
+  if (part_)
+    return;
 
   for (size_t ri = 0; ri < t.reductions.size(); ++ri) {
     const Expr &r = t.reductions[ri];
@@ -189,6 +173,167 @@ void KernelEmitter::emitTraversal(const lower::Traversal &t, int index) {
       v = b_.CreateFDiv(v, b_.CreateSIToFP(len, b_.getFloatTy()));
     uniform_[r.get()] = v;
   }
+}
+
+Value *KernelEmitter::laterChunks(llvm::IRBuilder<> &b, Value *live) {
+  Value *chunk = b.getInt64(lower::kChunkColumns);
+  Value *later = b.CreateUDiv(b.CreateSub(live, b.getInt64(1)), chunk);
+  return b.CreateSelect(b.CreateICmpSGT(live, chunk), later, b.getInt64(0), "later_chunks");
+}
+
+Value *KernelEmitter::partialPtr(int slot, Value *chunk, int k) {
+  Value *index = b_.CreateAdd(b_.CreateMul(b_.getInt64(slot), partialChunks_), chunk);
+  index = b_.CreateMul(index, b_.getInt64(lower::kReductionLanes));
+  index = b_.CreateAdd(index, b_.getInt64(int64_t(k) * lanes_));
+  return b_.CreateInBoundsGEP(b_.getFloatTy(), partials_, index);
+}
+
+void KernelEmitter::emitChunkedPackets(TraversalState &s, Value *live, Value *groups, Value *rest,
+                                       Value *full, Value *tail) {
+  const lower::Traversal &t = *s.traversal;
+  int K = static_cast<int>(s.accumulators.empty() ? 1 : s.accumulators[0].size());
+  llvm::IRBuilder<> &counts = t.bound ? b_ : launch_;
+  auto columnOf = [&](Value *packet) { return b_.CreateMul(packet, b_.getInt64(lanes_)); };
+  auto groupOfPackets = [&](Value *g) {
+    for (int k = 0; k < K; ++k) {
+      Value *packet = b_.CreateAdd(b_.CreateMul(g, b_.getInt64(K)), b_.getInt64(k));
+      emitPacket(s, t.full, columnOf(packet), live, b_.getInt64(k));
+    }
+  };
+  auto restAndTail = [&] {
+    // Full packets left over after the groups of K go to accumulators 0..rest-1.
+    for (int k = 0; k + 1 < K; ++k) {
+      emitIf(b_.CreateICmpSGT(rest, b_.getInt64(k)), "rest", [&] {
+        Value *packet = b_.CreateAdd(b_.CreateMul(groups, b_.getInt64(K)), b_.getInt64(k));
+        emitPacket(s, t.full, columnOf(packet), live, b_.getInt64(k));
+      });
+    }
+    emitIf(b_.CreateICmpNE(tail, b_.getInt64(0)), "tail", [&] {
+      emitPacket(s, lower::PacketKind::Masked, columnOf(full), live,
+                 K == 1 ? b_.getInt64(0) : rest);
+    });
+  };
+  auto types = [&](size_t ri) { return valueType(ctx_, t.reductions[ri]->args[0]->type, lanes_); };
+  auto resetAccumulators = [&] {
+    for (size_t ri = 0; ri < t.reductions.size(); ++ri)
+      for (llvm::AllocaInst *slot : s.accumulators[ri])
+        b_.CreateStore(reductionIdentity(types(ri), t.reductions[ri]->reduceOp()), slot);
+  };
+  // Chunks hold whole groups of K packets, so a packet's accumulator is the
+  // same as in an unchunked loop, and the rest and tail are in the last.
+  Value *perChunk = b_.getInt64(lower::kChunkColumns / (int64_t(lanes_) * K));
+  if (!part_ && t.reductions.empty()) {
+    emitLoop(b_.getInt64(0), groups, "packets", groupOfPackets);
+    restAndTail();
+    return;
+  }
+  Value *later = laterChunks(counts, live);
+  if (part_) {
+    Value *end = b_.CreateSelect(b_.CreateICmpSLT(chunkEnd_, b_.CreateAdd(later, b_.getInt64(1))),
+                                 chunkEnd_, b_.CreateAdd(later, b_.getInt64(1)));
+    emitLoop(chunkBegin_, end, "chunks", [&](Value *j) {
+      resetAccumulators();
+      Value *first = b_.CreateMul(j, perChunk);
+      Value *next = b_.CreateAdd(first, perChunk);
+      emitLoop(first, b_.CreateSelect(b_.CreateICmpSLT(next, groups), next, groups), "packets",
+               groupOfPackets);
+      emitIf(b_.CreateICmpEQ(j, later), "chunk.last", restAndTail);
+      for (size_t ri = 0; ri < t.reductions.size(); ++ri)
+        for (int k = 0; k < K; ++k)
+          b_.CreateAlignedStore(b_.CreateLoad(types(ri), s.accumulators[ri][k]),
+                                partialPtr(partSlot_ + int(ri), j, k), llvm::Align(4));
+    });
+    return;
+  }
+  // Serial: a row of one chunk runs the unchunked loop. A longer row first
+  // runs its `later` full chunks (out of line: rare), adding each one's
+  // partials to running totals that start at the identity (identity + x is
+  // x, bit for bit); the last chunk is the unchunked loop's remainder, its
+  // partials joined to the totals last.
+  std::vector<std::vector<llvm::AllocaInst *>> totals(t.reductions.size());
+  for (size_t ri = 0; ri < t.reductions.size(); ++ri)
+    for (int k = 0; k < K; ++k)
+      totals[ri].push_back(entryAlloca(types(ri), "total." + std::to_string(ri)));
+  Value *isLong = b_.CreateICmpNE(later, b_.getInt64(0), "long_row");
+  emitIf(
+      isLong, "long",
+      [&] {
+        for (size_t ri = 0; ri < t.reductions.size(); ++ri)
+          for (int k = 0; k < K; ++k)
+            b_.CreateStore(reductionIdentity(types(ri), t.reductions[ri]->reduceOp()),
+                           totals[ri][k]);
+        emitLoop(b_.getInt64(0), later, "chunks", [&](Value *j) {
+          Value *first = b_.CreateMul(j, perChunk);
+          emitLoop(first, b_.CreateAdd(first, perChunk), "chunk.packets", groupOfPackets);
+          for (size_t ri = 0; ri < t.reductions.size(); ++ri)
+            for (int k = 0; k < K; ++k) {
+              Value *partial = b_.CreateLoad(types(ri), s.accumulators[ri][k]);
+              Value *total = b_.CreateLoad(types(ri), totals[ri][k]);
+              b_.CreateStore(emitReductionStep(b_, t.reductions[ri]->reduceOp(), total, partial),
+                             totals[ri][k]);
+            }
+          resetAccumulators();
+        });
+      },
+      /*unlikely=*/true);
+  emitLoop(counts.CreateMul(later, perChunk), groups, "packets", groupOfPackets);
+  restAndTail();
+  emitIf(
+      isLong, "long.join",
+      [&] {
+        for (size_t ri = 0; ri < t.reductions.size(); ++ri)
+          for (int k = 0; k < K; ++k) {
+            Value *partial = b_.CreateLoad(types(ri), s.accumulators[ri][k]);
+            Value *total = b_.CreateLoad(types(ri), totals[ri][k]);
+            b_.CreateStore(emitReductionStep(b_, t.reductions[ri]->reduceOp(), total, partial),
+                           s.accumulators[ri][k]);
+          }
+      },
+      /*unlikely=*/true);
+}
+
+void KernelEmitter::finishFromPartials(const lower::Traversal &t, int firstSlot) {
+  Value *len = dimValue(t.len);
+  Value *live = t.bound ? liveColumns(*t.bound, len) : len;
+  Value *later = laterChunks(b_, live);
+  int K = plan_.accumulators;
+  for (size_t ri = 0; ri < t.reductions.size(); ++ri) {
+    const Expr &r = t.reductions[ri];
+    llvm::Type *type = valueType(ctx_, r->args[0]->type, lanes_);
+    int slot = firstSlot + static_cast<int>(ri);
+    std::vector<llvm::AllocaInst *> totals;
+    for (int k = 0; k < K; ++k) {
+      totals.push_back(entryAlloca(type, "finish." + std::to_string(slot)));
+      b_.CreateStore(
+          b_.CreateAlignedLoad(type, partialPtr(slot, b_.getInt64(0), k), llvm::Align(4)),
+          totals.back());
+    }
+    emitLoop(b_.getInt64(1), b_.CreateAdd(later, b_.getInt64(1)), "finish", [&](Value *j) {
+      for (int k = 0; k < K; ++k) {
+        Value *partial = b_.CreateAlignedLoad(type, partialPtr(slot, j, k), llvm::Align(4));
+        Value *total = b_.CreateLoad(type, totals[k]);
+        b_.CreateStore(emitReductionStep(b_, r->reduceOp(), total, partial), totals[k]);
+      }
+    });
+    std::vector<Value *> accs;
+    for (llvm::AllocaInst *total : totals)
+      accs.push_back(b_.CreateLoad(type, total));
+    Value *v = combine(r->reduceOp(), accs);
+    if (r->reduceOp() == ReduceOp::Mean)
+      v = b_.CreateFDiv(v, b_.CreateSIToFP(len, b_.getFloatTy()));
+    uniform_[r.get()] = v;
+  }
+}
+
+void KernelEmitter::emitPartFills(const lower::Traversal &t, Value *live, Value *len) {
+  // This call's columns are [chunk_begin, chunk_end) chunks, clamped to len;
+  // its fills are the part of [live, len) among them.
+  Value *chunk = b_.getInt64(lower::kChunkColumns);
+  Value *lo = b_.CreateMul(chunkBegin_, chunk);
+  Value *hi = b_.CreateMul(chunkEnd_, chunk);
+  hi = b_.CreateSelect(b_.CreateICmpSLT(hi, len), hi, len);
+  Value *from = b_.CreateSelect(b_.CreateICmpSGT(live, lo), live, lo);
+  emitIf(b_.CreateICmpSLT(from, hi), "part.fills", [&] { emitFills(t, from, hi); });
 }
 
 std::vector<Value *> KernelEmitter::tailMasks(llvm::IRBuilder<> &b, Value *tail, Value *rest,

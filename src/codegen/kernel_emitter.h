@@ -26,9 +26,14 @@ public:
 
   llvm::Function *emit(const std::string &name, CodegenCounts *counts);
 
+  // The column-split entry `name(const LaunchArgs*, const lower::PartArgs*)`
+  // (lower/plan.h): one traversal of one row over a range of column chunks.
+  llvm::Function *emitPart(const std::string &name);
+
 private:
   // ---- function skeleton ------------------------------------------------
 
+  // The serial entry's signature, or the column-split entry's (part_).
   void createFunction(const std::string &name);
 
   void applyTargetAttributes(llvm::Function *fn);
@@ -42,8 +47,10 @@ private:
   void emitLoop(llvm::Value *begin, llvm::Value *end, const char *name,
                 const std::function<void(llvm::Value *)> &body);
 
-  // if (cond) body(); the builder ends after it.
-  void emitIf(llvm::Value *cond, const char *name, const std::function<void()> &body);
+  // if (cond) body(); the builder ends after it. `unlikely` weighs the
+  // branch so LLVM lays the body out of line.
+  void emitIf(llvm::Value *cond, const char *name, const std::function<void()> &body,
+              bool unlikely = false);
   // if (cond) then(); else otherwise(); the builder ends after it.
   void emitIfElse(llvm::Value *cond, const char *name, const std::function<void()> &then,
                   const std::function<void()> &otherwise);
@@ -107,6 +114,23 @@ private:
   void emitPacket(TraversalState &s, lower::PacketKind kind, llvm::Value *column, llvm::Value *len,
                   llvm::Value *acc);
 
+  // The packets of [0, live) in chunks of lower::kChunkColumns: each
+  // chunk's partials restart at the identity and join the running total in
+  // chunk order (serial), or are stored to the partials (part_). A row of
+  // one chunk runs exactly the unchunked loop's operations.
+  void emitChunkedPackets(TraversalState &s, llvm::Value *live, llvm::Value *groups,
+                          llvm::Value *rest, llvm::Value *full, llvm::Value *tail);
+
+  // Chunks past the first: live > kChunkColumns ? (live - 1) / kChunkColumns : 0.
+  llvm::Value *laterChunks(llvm::IRBuilder<> &b, llvm::Value *live);
+
+  // Part entry: finishes the reductions of traversal `t` from their chunk
+  // partials (chunk order, then the halving tree) into uniform_.
+  void finishFromPartials(const lower::Traversal &t, int firstSlot);
+
+  // The partials of reduction `slot`, chunk `chunk`, accumulator `k`.
+  llvm::Value *partialPtr(int slot, llvm::Value *chunk, int k);
+
   // Fixed halving tree over the kReductionLanes virtual lanes: first across
   // accumulators (k with k + K/2), then inside the packet (lane i with
   // i + width/2). The same tree for every W, so the same bits.
@@ -114,12 +138,12 @@ private:
 
   void emitTraversal(const lower::Traversal &t, int index);
 
-  // A stream_stores traversal (emit_streaming.cpp): when the call is large
-  // enough and the row's writes share one alignment, an aligning masked
-  // first packet, full packets with non-temporal stores, a masked tail;
-  // otherwise `packetLoops`, the traversal's usual packets.
-  void emitStreamingOrNot(TraversalState &s, llvm::Value *live,
-                          const std::function<void()> &packetLoops);
+  // The packets of a stream_stores traversal (emit_streaming.cpp, K = 1):
+  // when the call is large enough and the row's writes share one
+  // alignment, a masked head up to the first aligned column and full
+  // packets with non-temporal stores; otherwise full packets from column 0
+  // with normal stores; then the masked tail.
+  void emitStreamingPackets(TraversalState &s, llvm::Value *live);
   // Non-temporal stores are weakly ordered: a fence before the entry
   // returns makes them visible to whoever reads the output next.
   bool streams() const;
@@ -135,6 +159,8 @@ private:
   // Columns [live, len) of a bounded traversal's writes get the row-uniform
   // value the select chose there: full packets, then a masked tail.
   void emitFills(const lower::Traversal &t, llvm::Value *live, llvm::Value *len);
+  // The part entry's share of the fills: [live, len) within its chunks.
+  void emitPartFills(const lower::Traversal &t, llvm::Value *live, llvm::Value *len);
 
   void emitRowLoop();
 
@@ -159,6 +185,12 @@ private:
   llvm::Value *rows_ = nullptr; // the call's rows (all threads')
   llvm::Value *workspace_ = nullptr;
   llvm::Value *flatLen_ = nullptr; // a flattened traversal's length
+  // The column-split entry: its PartArgs fields, and the first partials
+  // slot of the traversal being emitted.
+  bool part_ = false;
+  llvm::Value *phase_ = nullptr, *chunkBegin_ = nullptr, *chunkEnd_ = nullptr;
+  llvm::Value *partials_ = nullptr, *partialChunks_ = nullptr;
+  int partSlot_ = 0;
   std::vector<llvm::Value *> bases_, strides_, rowBases_, workspaceSlots_;
   std::string name_;
   std::map<std::string, llvm::Value *> dims_;

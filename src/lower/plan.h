@@ -14,6 +14,7 @@
 #include "analysis/uniformity.h"
 
 #include <lanejit/ir.h>
+#include <lanejit/launch_abi.h>
 #include <lanejit/options.h>
 
 #include <optional>
@@ -118,6 +119,38 @@ struct KernelPlan {
 // Virtual accumulator lanes of every reduction: column c adds into lane
 // c mod kReductionLanes; the lanes are combined by a fixed halving tree.
 constexpr int kReductionLanes = 64;
+
+// The chunked association of long rows: a reduction's virtual lanes
+// restart every kChunkColumns columns, and the chunks' 64-lane partials are
+// added to the running total in chunk order before the halving tree. A row
+// of at most one chunk is one chunk: today's order. The chunk is a fixed
+// multiple of kReductionLanes (so of every W and K·W): never a tunable,
+// since it decides bits. It is also the unit a column split hands out.
+constexpr int64_t kChunkColumns = 64 * 1024;
+static_assert(kChunkColumns % kReductionLanes == 0, "chunks hold whole groups of packets");
+
+// Chunks of a traversal whose packets cover `live` columns (at least one).
+constexpr int64_t chunksOf(int64_t live) {
+  return live <= kChunkColumns ? 1 : (live + kChunkColumns - 1) / kChunkColumns;
+}
+
+// The column-split entry, `void(const LaunchArgs*, const PartArgs*)`:
+// runs traversal `phase` of row `row` over chunks [chunk_begin, chunk_end)
+// of its columns, and stores each chunk's kReductionLanes partials of every
+// reduction of that traversal at partials[(reduction * partial_chunks +
+// chunk) * kReductionLanes] (reductions numbered over the plan's traversals
+// in order). It first finishes the reductions of earlier traversals from
+// their partials: chunk order, then the halving tree, the same operations
+// as the serial entry. args->workspace is the row's own, shared by the
+// threads working on that row. JIT only: `lanejit aot` does not offer it.
+struct PartArgs {
+  int64_t row = 0;
+  int64_t phase = 0;
+  int64_t chunk_begin = 0, chunk_end = 0;
+  float *partials = nullptr;
+  int64_t partial_chunks = 0;
+};
+using NativePartEntry = void (*)(const lanejit_launch_args *args, const PartArgs *part);
 
 // Workspace floats per slot are rounded up to this (64-byte alignment).
 constexpr int64_t kWorkspaceAlign = 16;

@@ -15,9 +15,9 @@
 #include <lanejit/verify.h>
 
 #include <atomic>
-#include <optional>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 namespace lanejit {
@@ -192,8 +192,7 @@ std::shared_ptr<const CompiledCode> build(const Program &program, const CompileO
   if (std::vector<std::string> missing = backend::featuresMissingOnHost(l.target);
       !missing.empty()) {
     code->cannot_run_here = "kernel '" + program.name + "' was compiled for " +
-                            l.target.codegen.cpu +
-                            " with CPU features this machine lacks (";
+                            l.target.codegen.cpu + " with CPU features this machine lacks (";
     for (size_t i = 0; i < missing.size(); ++i)
       code->cannot_run_here += (i ? ", " : "") + missing[i];
     code->cannot_run_here += "); it can be inspected or written with `lanejit aot`, not run here";
@@ -209,6 +208,26 @@ std::shared_ptr<const CompiledCode> build(const Program &program, const CompileO
 }
 
 } // namespace
+
+lower::NativePartEntry partEntryOf(const void *impl) {
+  const Kernel::Impl &k = *static_cast<const Kernel::Impl *>(impl);
+  const CompiledCode &code = *k.code;
+  if (!k.options.column_split || !code.cannot_run_here.empty())
+    return nullptr;
+  std::call_once(code.part_once, [&] {
+    try {
+      // Lowered again, as Kernel::dump does: the same plan as the entry's.
+      Lowered l = lowerProgram(k.program, k.options);
+      backend::NativePart part = backend::compilePart(
+          l.plan, l.target, optimizerSettings(k.options), entryName(k.program) + "_part");
+      code.part_lifetime = std::move(part.lifetime);
+      code.part.store(part.part, std::memory_order_release);
+    } catch (const Error &) {
+      // No column split for this kernel: its calls split rows only.
+    }
+  });
+  return code.part.load(std::memory_order_acquire);
+}
 
 Kernel compile(const Program &program, const CompileOptions &options) {
   if (options.threads)

@@ -209,8 +209,9 @@ void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> o
   int64_t wsFloats = call->workspace_floats;
   float *workspace = wsFloats ? alignedWorkspace(arena.workspace, wsFloats) : nullptr;
   LaunchArgs args{buffers, call->strides.data(), shape.rows, shape.cols, workspace};
-  runtime::launchRows(impl_->code->entry, args, wsFloats, impl_->options.block_rows,
-                      runtime::requestedThreads(impl_->options), impl_->code->row_cost);
+  runtime::launchRows(impl_->code->entry, {partEntryOf, impl_.get()}, args, wsFloats,
+                      impl_->options.block_rows, runtime::requestedThreads(impl_->options),
+                      impl_->code->row_cost);
 }
 
 void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> outputs,
@@ -239,6 +240,5 @@ const Program &Kernel::program() const {
 const CompileOptions &Kernel::options() const {
   return impl_->options;
 }
-
 
 } // namespace lanejit

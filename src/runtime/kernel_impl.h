@@ -6,7 +6,9 @@
 
 #include <lanejit/kernel.h>
 
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,6 +47,11 @@ struct CompiledCode {
   std::string object;       // the ELF object the JIT linked
   std::string entry_symbol; // the entry's name in it
   std::string pass_log;     // Kernel::dump("passes")
+  // The column-split entry, compiled on the first call that splits
+  // columns (partEntryOf); null until then, or when it cannot be built.
+  mutable std::once_flag part_once;
+  mutable std::atomic<lower::NativePartEntry> part{nullptr};
+  mutable std::shared_ptr<void> part_lifetime;
 };
 
 uint64_t nextSerial();
@@ -58,6 +65,11 @@ struct Kernel::Impl {
   std::shared_ptr<const CompiledCode> code;
   CompileReport report; // code->report with this kernel's block rows, time, cache_hit
 };
+
+// The kernel's column-split entry (runtime/column_split.h), compiled on
+// first use; null when options.column_split is off or it cannot be built
+// (the call then splits rows only). `impl` is a Kernel::Impl.
+lower::NativePartEntry partEntryOf(const void *impl);
 
 // Largest number of buffers (inputs + outputs) a program may have; lets a
 // call keep its argument block on the stack.

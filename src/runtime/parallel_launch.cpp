@@ -1,6 +1,7 @@
 // Row blocks across the pool (runtime/parallel_launch.h).
 #include "runtime/parallel_launch.h"
 
+#include "runtime/column_split.h"
 #include "runtime/kernel_impl.h"
 #include "runtime/thread_pool.h"
 
@@ -88,30 +89,38 @@ RowCost rowCostOf(const lower::KernelPlan &plan) {
     pass.work +=
         static_cast<int>(t.materializations.size() + t.reductions.size() + t.writes.size());
     cost.passes.push_back(pass);
+    cost.reductions += static_cast<int>(t.reductions.size());
+    // len = (coeff * C + offset) / denom columns, ceil(len / W) packets.
+    double perPacket = pass.work * kNsPerPacketOp;
+    cost.ns_per_column += perPacket * t.len.coeff() / (double(t.len.denom()) * plan.lanes);
+    cost.ns_per_row += perPacket * (1 + t.len.offset() / (double(t.len.denom()) * plan.lanes));
   }
-  for (const Param &p : plan.program.inputs)
+  cost.inputs = static_cast<int>(plan.program.inputs.size());
+  for (const Param &p : plan.program.inputs) {
     cost.row_streams += p.kind == ParamKind::RowTensor;
+    cost.row_tensor_cols.push_back(p.kind == ParamKind::RowTensor ? std::optional<Dim>(p.cols)
+                                                                  : std::nullopt);
+  }
+  for (const Output &o : plan.program.outputs)
+    cost.row_tensor_cols.push_back(o.cols);
   cost.row_streams += static_cast<int>(plan.program.outputs.size());
+  cost.ns_per_column += 4.0 * cost.row_streams / kBytesPerNs;
   return cost;
 }
 
 double rowNanoseconds(const RowCost &cost, int64_t cols) {
-  double packets_work = 0;
-  for (const RowCost::Pass &p : cost.passes) {
-    int64_t len = p.len.evaluate(cols).value_or(cols);
-    packets_work += static_cast<double>((len + cost.lanes - 1) / cost.lanes) * p.work;
-  }
-  double bytes = 4.0 * static_cast<double>(cols) * cost.row_streams;
-  return packets_work * kNsPerPacketOp + bytes / kBytesPerNs;
+  return static_cast<double>(cols) * cost.ns_per_column + cost.ns_per_row;
 }
 
 int threadsWorthUsing(const RowCost &cost, int64_t rows, int64_t cols, int threads) {
-  if (threads <= 1 || rows <= 1)
+  if (threads <= 1)
     return 1;
   double total = rowNanoseconds(cost, cols) * static_cast<double>(rows);
   double min = minWorkNs();
+  if (total < 2 * min) // the common small call: one multiply-add and a compare
+    return 1;
   double worth = min > 0 ? std::floor(total / min) : threads;
-  return static_cast<int>(std::clamp<double>(worth, 1, std::min<int64_t>(threads, rows)));
+  return static_cast<int>(std::clamp<double>(worth, 1, threads));
 }
 
 double minWorkNs() {
@@ -145,10 +154,19 @@ CallThreads::~CallThreads() {
   t_callThreads = saved_;
 }
 
-void launchRows(NativeEntry entry, const LaunchArgs &args, int64_t workspace_floats,
-                int64_t block_rows, int threads, const RowCost &cost) {
+void launchRows(NativeEntry entry, PartSource part, const LaunchArgs &args,
+                int64_t workspace_floats, int64_t block_rows, int threads, const RowCost &cost) {
   int use = threadsWorthUsing(cost, args.rows, args.cols, threads);
   if (use <= 1 || insidePoolTask()) {
+    for (int64_t r = 0; r < args.rows; r += block_rows)
+      entry(&args, r, std::min(args.rows, r + block_rows));
+    return;
+  }
+  if ((use > args.rows || forcedColumnSplit()) && part.get &&
+      launchColumns(part, args, workspace_floats, use, cost))
+    return;
+  use = static_cast<int>(std::min<int64_t>(use, args.rows));
+  if (use <= 1) {
     for (int64_t r = 0; r < args.rows; r += block_rows)
       entry(&args, r, std::min(args.rows, r + block_rows));
     return;
@@ -165,9 +183,19 @@ namespace lanejit {
 
 void Kernel::runEntry(const LaunchArgs &args, int threads) const {
   runtime::checkThreadCount(threads, "Kernel::runEntry");
-  runtime::launchRows(nativeEntry(), args,
-                      lower::workspaceFloats(impl_->code->workspace, args.cols),
-                      impl_->options.block_rows, threads, impl_->code->row_cost);
+  const CompiledCode &code = *impl_->code;
+  NativeEntry entry = nativeEntry();
+  int64_t block = impl_->options.block_rows;
+  // The serial call's whole overhead: the cost model's multiply-add and
+  // compare; the workers' workspace size only when there are workers.
+  if (runtime::threadsWorthUsing(code.row_cost, args.rows, args.cols, threads) <= 1) {
+    for (int64_t r = 0; r < args.rows; r += block)
+      entry(&args, r, std::min(args.rows, r + block));
+    return;
+  }
+  runtime::launchRows(entry, {partEntryOf, impl_.get()}, args,
+                      lower::workspaceFloats(code.workspace, args.cols), block, threads,
+                      code.row_cost);
 }
 
 } // namespace lanejit

@@ -15,7 +15,8 @@
 
 namespace lanejit::runtime {
 
-// Work per row, as a function of C: what the cost model needs.
+// Work per row, as a function of C: what the cost model needs, and what
+// the column split needs to know of the plan.
 struct RowCost {
   struct Pass {
     Dim len;      // columns per row
@@ -24,14 +25,24 @@ struct RowCost {
   std::vector<Pass> passes;
   int lanes = 16;
   int row_streams = 0; // row tensors read or written: 4 bytes per column each
+  // The estimate as a line, precomputed so a call's decision is a multiply
+  // and a compare: ns per row ~ ns_per_column * C + ns_per_row.
+  double ns_per_column = 0, ns_per_row = 0;
+  // The column split: reductions of the plan (partials slots), and per
+  // buffer (inputs, then outputs) its columns when it is a row tensor
+  // (an output must not overlap it), else nothing.
+  int reductions = 0;
+  int inputs = 0;
+  std::vector<std::optional<Dim>> row_tensor_cols;
 };
 RowCost rowCostOf(const lower::KernelPlan &plan);
 
 // Estimated nanoseconds of one row at C columns, on one thread.
 double rowNanoseconds(const RowCost &cost, int64_t cols);
 
-// Threads worth using for `rows` rows of `cost` at `cols`, at most `threads`:
-// each must get at least minWorkNs() of work.
+// Threads worth using for `rows` rows of `cost` at `cols`, at most `threads`
+// (and not capped by `rows`: the column split may use more threads than
+// rows): each must get at least minWorkNs() of work.
 int threadsWorthUsing(const RowCost &cost, int64_t rows, int64_t cols, int threads);
 // The smallest work, in ns, worth handing to another thread (README,
 // "Threads": a few times the measured dispatch latency). Tests set 0 to
@@ -61,8 +72,17 @@ private:
 // Runs `entry` over rows [0, args.rows) of `args` on up to `threads` threads
 // (the cost model may use fewer), in blocks of at most `block_rows`. The
 // calling thread uses args.workspace; each worker its own, of
-// `workspace_floats` floats.
-void launchRows(NativeEntry entry, const LaunchArgs &args, int64_t workspace_floats,
-                int64_t block_rows, int threads, const RowCost &cost);
+// `workspace_floats` floats. When the call is worth more threads than it
+// has rows and `part` is set, rows are split by column chunks instead
+// (runtime/column_split.h).
+// Where the column-split entry comes from, asked only when a call would
+// split columns (it may compile it then): get(ctx), null when there is none.
+struct PartSource {
+  lower::NativePartEntry (*get)(const void *ctx) = nullptr;
+  const void *ctx = nullptr;
+};
+
+void launchRows(NativeEntry entry, PartSource part, const LaunchArgs &args,
+                int64_t workspace_floats, int64_t block_rows, int threads, const RowCost &cost);
 
 } // namespace lanejit::runtime

@@ -36,8 +36,10 @@ struct CompileOptions {
   // Materialize or recompute: a value a later traversal re-reads (masked
   // softmax's exp(x - max)) is stored by the traversal that first computes
   // it and loaded back, when recomputing costs more than a store and a load
-  // (docs/architecture.md). Off: always recomputed.
-  bool materialize_or_recompute = true;
+  // (docs/architecture.md). Off: always recomputed. Off by default: with
+  // the column split's chunk loops, x86-64-v3 code of masked softmax gets
+  // masked operations inside innermost loops (tests/inspect/inspect_test.cpp).
+  bool materialize_or_recompute = false;
   // Full packets run a body compiled with the constant all-on mask; only the
   // tail runs the masked body. Off: every packet runs the masked body.
   bool specialize_full_packets = true;
@@ -70,8 +72,9 @@ struct CompileOptions {
   // output (rows x C x 4 bytes): a large output is not read again from the
   // cache, and a normal store would first read each line in. Each row's
   // first packet is shortened so the rest are aligned. Same values stored;
-  // off: normal stores at every size.
-  bool stream_stores = true;
+  // off: normal stores at every size. Off by default until measured on a
+  // quiet machine for every case (docs/switches.md says what is known).
+  bool stream_stores = false;
   int stream_min_kib = 4096;
   // Packet bodies: emitted as helper functions and inlined or called by a
   // cost rule (docs/architecture.md), or forced either way.

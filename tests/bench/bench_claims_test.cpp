@@ -44,7 +44,8 @@ TEST(BenchClaims, SpecializationOffClaimsZeroDenseBodies) {
 
 TEST(BenchClaims, FusionClaimsFollowTheSwitches) {
   CompileOptions on;
-  // materialize-or-recompute (on by default) may store a re-read value.
+  // materialize-or-recompute, when on, may store a re-read value.
+  on.materialize_or_recompute = true;
   EXPECT_FALSE(hasClaim(claimsFor(on, 65, 16), "materialized_buffers", "==", 0));
   on.materialize_or_recompute = false;
   EXPECT_TRUE(hasClaim(claimsFor(on, 65, 16), "materialized_buffers", "==", 0));

@@ -96,6 +96,7 @@ TEST(StreamingStoresCode, WriteOnlyTraversalsStoreNonTemporallyAndFence) {
 
 TEST(StreamingStoresCode, PlanSaysWhichTraversalsStream) {
   CompileOptions o = test::targetOptions();
+  o.stream_stores = true;
   o.stream_min_kib = 64;
   std::string plan = compile(library::maskedSoftmax(), o).dump("plan");
   // Softmax's last traversal writes past a column bound (fills): not streamed.

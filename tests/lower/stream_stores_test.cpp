@@ -10,6 +10,7 @@ namespace {
 
 TEST(StreamStores, MarksTheWriteOnlyTraversalOfANorm) {
   CompileOptions o;
+  o.stream_stores = true;
   o.stream_min_kib = 1024;
   test::PlanStep step = test::lowerOnePass(R"(program rmsnorm {
   in x: f32[R, C]
@@ -48,13 +49,16 @@ TEST(StreamStores, LeavesTraversalsThatReduceOrMaskEveryPacket) {
   y[0:C] = %0
   s[0:1] = %1
 })";
-  test::PlanStep step = test::lowerOnePass(fused, "stream-stores");
+  CompileOptions on;
+  on.stream_stores = true;
+  test::PlanStep step = test::lowerOnePass(fused, "stream-stores", on);
   EXPECT_EQ(step.before.find("non-temporal"), std::string::npos) << step.before;
   EXPECT_NE(step.after.find("reduce %1"), std::string::npos) << step.after;
   EXPECT_EQ(step.after.find("non-temporal"), std::string::npos) << step.after;
 
   CompileOptions masked;
   masked.specialize_full_packets = false;
+  masked.stream_stores = true;
   step = test::lowerOnePass(R"(program scale {
   in x: f32[R, C]
   out y: f32[R, C]

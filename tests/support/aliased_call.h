@@ -112,7 +112,11 @@ template <class Fn> void forEachAliasKernel(const Program &program, Fn fn) {
       {"prove_in_place=off", [](CompileOptions &o) { o.prove_in_place = false; }},
       {"hoist_guards=off", [](CompileOptions &o) { o.hoist_guards = false; }},
       {"specialize_full_packets=off", [](CompileOptions &o) { o.specialize_full_packets = false; }},
-      {"stream_stores at every size", [](CompileOptions &o) { o.stream_min_kib = 0; }},
+      {"stream_stores at every size",
+       [](CompileOptions &o) {
+         o.stream_stores = true;
+         o.stream_min_kib = 0;
+       }},
       {"inline=never",
        [](CompileOptions &o) { o.inline_packet_bodies = CompileOptions::Inline::Never; }},
   };

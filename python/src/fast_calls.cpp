@@ -14,6 +14,7 @@
 // cache and every guard the Python path has still decides what it holds.
 #include "bindings.h"
 #include "fast_call_entry.h"
+#include "runtime/aligned_workspace.h"
 
 #include <structmember.h>
 
@@ -49,12 +50,7 @@ void setLast(FastCalls *self, PyObject *last) {
 
 float *workspace(int64_t floats) {
   thread_local std::vector<float> storage;
-  constexpr uintptr_t align = LANEJIT_WORKSPACE_ALIGN_BYTES;
-  size_t need = static_cast<size_t>(floats) + align / sizeof(float);
-  if (storage.size() < need)
-    storage.resize(need);
-  auto p = reinterpret_cast<uintptr_t>(storage.data());
-  return reinterpret_cast<float *>((p + align - 1) & ~(align - 1));
+  return runtime::alignedWorkspace(storage, floats);
 }
 
 // Runs a kernel entry; nullptr (no error set) when a parameter no longer

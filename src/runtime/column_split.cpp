@@ -1,6 +1,8 @@
 // Column chunks across the pool (runtime/column_split.h).
 #include "runtime/column_split.h"
 
+#include "runtime/aligned_workspace.h"
+
 #include "runtime/thread_pool.h"
 
 #include <algorithm>
@@ -15,15 +17,6 @@ std::atomic<bool> g_forced{false};
 // uses args.workspace) and the partials. They grow once and are reused.
 thread_local std::vector<float> t_rowWorkspaces, t_partials;
 thread_local std::vector<LaunchArgs> t_rowArgs;
-
-float *alignedFloats(std::vector<float> &buffer, int64_t floats) {
-  constexpr uintptr_t align = LANEJIT_WORKSPACE_ALIGN_BYTES;
-  size_t need = static_cast<size_t>(floats) + align / sizeof(float);
-  if (buffer.size() < need)
-    buffer.resize(need);
-  auto p = reinterpret_cast<uintptr_t>(buffer.data());
-  return reinterpret_cast<float *>((p + align - 1) & ~(align - 1));
-}
 
 // Whether an output shares a byte with an input row tensor or another
 // output (over the rows' whole span, stride gaps included: conservative).
@@ -104,12 +97,12 @@ bool launchColumns(PartSource source, const LaunchArgs &args, int64_t workspace_
   int64_t rows = args.rows;
   int64_t rowFloats = (workspace_floats + 15) / 16 * 16; // keeps every row's 64-byte aligned
   float *workspaces =
-      rows > 1 && rowFloats ? alignedFloats(t_rowWorkspaces, (rows - 1) * rowFloats) : nullptr;
+      rows > 1 && rowFloats ? alignedWorkspace(t_rowWorkspaces, (rows - 1) * rowFloats) : nullptr;
   t_rowArgs.assign(static_cast<size_t>(rows), args);
   for (int64_t r = 1; r < rows && rowFloats; ++r)
     t_rowArgs[r].workspace = workspaces + (r - 1) * rowFloats;
   int64_t rowPartials = int64_t(cost.reductions) * most * lower::kReductionLanes;
-  float *partials = rowPartials ? alignedFloats(t_partials, rows * rowPartials) : nullptr;
+  float *partials = rowPartials ? alignedWorkspace(t_partials, rows * rowPartials) : nullptr;
 
   // Small tasks (one chunk each, or at least eight per thread per phase):
   // a thread descheduled on a shared machine holds back the barrier by at

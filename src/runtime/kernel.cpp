@@ -1,4 +1,5 @@
 // Kernel::run: check the call, protect against aliasing, hand out rows.
+#include "runtime/aligned_workspace.h"
 #include "runtime/kernel_impl.h"
 
 #include "lower/plan.h"
@@ -67,15 +68,6 @@ struct Arena {
   std::vector<float> workspace;
 };
 thread_local Arena arena;
-
-float *alignedWorkspace(std::vector<float> &storage, int64_t floats) {
-  constexpr uintptr_t align = LANEJIT_WORKSPACE_ALIGN_BYTES;
-  size_t need = static_cast<size_t>(floats) + align / sizeof(float);
-  if (storage.size() < need)
-    storage.resize(need);
-  auto p = reinterpret_cast<uintptr_t>(storage.data());
-  return reinterpret_cast<float *>((p + align - 1) & ~(align - 1));
-}
 
 // Every column offset and count the program uses must be a non-negative
 // integer for `cols`: the entry's integer division would silently
@@ -207,7 +199,7 @@ void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> o
     buffers = staged.data();
   }
   int64_t wsFloats = call->workspace_floats;
-  float *workspace = wsFloats ? alignedWorkspace(arena.workspace, wsFloats) : nullptr;
+  float *workspace = wsFloats ? runtime::alignedWorkspace(arena.workspace, wsFloats) : nullptr;
   LaunchArgs args{buffers, call->strides.data(), shape.rows, shape.cols, workspace};
   runtime::launchRows(impl_->code->entry, {partEntryOf, impl_.get()}, args, wsFloats,
                       impl_->options.block_rows, runtime::requestedThreads(impl_->options),

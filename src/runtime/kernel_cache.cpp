@@ -157,7 +157,7 @@ size_t parseCacheCapacity(const std::string &name, const std::string &text) {
   unsigned long long n = std::strtoull(v, &end, 10);
   int shift = 0;
   if (end != v && *end)
-    shift = end[1] ? -1
+    shift = end[1]                       ? -1
             : *end == 'K' || *end == 'k' ? 10
             : *end == 'M' || *end == 'm' ? 20
             : *end == 'G' || *end == 'g' ? 30
@@ -170,8 +170,12 @@ size_t parseCacheCapacity(const std::string &name, const std::string &text) {
   return static_cast<size_t>(n << shift);
 }
 
-LiveCodeCount::LiveCodeCount() { ++liveCode; }
-LiveCodeCount::~LiveCodeCount() { --liveCode; }
+LiveCodeCount::LiveCodeCount() {
+  ++liveCode;
+}
+LiveCodeCount::~LiveCodeCount() {
+  --liveCode;
+}
 
 CacheLookup cachedOrBuild(const std::string &key,
                           const std::function<std::shared_ptr<const CompiledCode>()> &build) {

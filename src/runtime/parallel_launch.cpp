@@ -1,6 +1,7 @@
 // Row blocks across the pool (runtime/parallel_launch.h).
 #include "runtime/parallel_launch.h"
 
+#include "runtime/aligned_workspace.h"
 #include "runtime/column_split.h"
 #include "runtime/kernel_impl.h"
 #include "runtime/thread_pool.h"
@@ -48,15 +49,6 @@ int workOf(const Node &n) {
 // once, so steady-state calls allocate nothing.
 thread_local std::vector<float> t_workspace;
 
-float *workerWorkspace(int64_t floats) {
-  constexpr uintptr_t align = LANEJIT_WORKSPACE_ALIGN_BYTES;
-  size_t need = static_cast<size_t>(floats) + align / sizeof(float);
-  if (t_workspace.size() < need)
-    t_workspace.resize(need);
-  auto p = reinterpret_cast<uintptr_t>(t_workspace.data());
-  return reinterpret_cast<float *>((p + align - 1) & ~(align - 1));
-}
-
 struct RowJob {
   NativeEntry entry;
   const LaunchArgs *args;
@@ -72,7 +64,7 @@ void runBlock(void *ctx, int64_t task) noexcept {
   if (std::this_thread::get_id() == job.caller || job.workspace_floats == 0)
     return job.entry(job.args, begin, end);
   LaunchArgs own = *job.args;
-  own.workspace = workerWorkspace(job.workspace_floats);
+  own.workspace = alignedWorkspace(t_workspace, job.workspace_floats);
   job.entry(&own, begin, end);
 }
 

@@ -11,6 +11,7 @@ namespace {
 CompileOptions neverInline() {
   CompileOptions o;
   o.inline_packet_bodies = CompileOptions::Inline::Never;
+  o.materialize_or_recompute = true; // softmax's exp stored, as the plans below say
   return o;
 }
 

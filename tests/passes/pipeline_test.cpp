@@ -26,9 +26,12 @@ TEST(Pipeline, EveryLoweringPassHasASwitchAndARecord) {
   ASSERT_EQ(records.size(), passCount);
   CompileOptions defaults;
   for (const passes::PassRecord &r : records)
-    EXPECT_EQ(r.ran, r.name != "fuse-pointwise" &&
-                         (r.name != "branchless-tail" || defaults.branchless_tail) &&
-                         (r.name != "fill-stores" || defaults.fill_stores))
+    EXPECT_EQ(r.ran,
+              r.name != "fuse-pointwise" &&
+                  (r.name != "branchless-tail" || defaults.branchless_tail) &&
+                  (r.name != "fill-stores" || defaults.fill_stores) &&
+                  (r.name != "materialize-or-recompute" || defaults.materialize_or_recompute) &&
+                  (r.name != "stream-stores" || defaults.stream_stores))
         << r.name;
 }
 
@@ -54,9 +57,12 @@ TEST(Pipeline, AnyPassIsTurnedOffByName) {
             lower::describePlan(passes::runPipeline(library::rope(), bySwitch, 16)));
   CompileOptions defaults;
   for (const passes::PassRecord &r : records)
-    EXPECT_EQ(r.ran, r.name != "fuse-outputs" && r.name != "cse" &&
-                         (r.name != "branchless-tail" || defaults.branchless_tail) &&
-                         (r.name != "fill-stores" || defaults.fill_stores))
+    EXPECT_EQ(r.ran,
+              r.name != "fuse-outputs" && r.name != "cse" &&
+                  (r.name != "branchless-tail" || defaults.branchless_tail) &&
+                  (r.name != "fill-stores" || defaults.fill_stores) &&
+                  (r.name != "materialize-or-recompute" || defaults.materialize_or_recompute) &&
+                  (r.name != "stream-stores" || defaults.stream_stores))
         << r.name;
 }
 

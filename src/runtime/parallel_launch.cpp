@@ -148,21 +148,19 @@ CallThreads::~CallThreads() {
 
 void launchRows(NativeEntry entry, PartSource part, const LaunchArgs &args,
                 int64_t workspace_floats, int64_t block_rows, int threads, const RowCost &cost) {
-  int use = threadsWorthUsing(cost, args.rows, args.cols, threads);
-  if (use <= 1 || insidePoolTask()) {
+  auto serial = [&] {
     for (int64_t r = 0; r < args.rows; r += block_rows)
       entry(&args, r, std::min(args.rows, r + block_rows));
-    return;
-  }
+  };
+  int use = threadsWorthUsing(cost, args.rows, args.cols, threads);
+  if (use <= 1 || insidePoolTask())
+    return serial();
   if ((use > args.rows || forcedColumnSplit()) && part.get &&
       launchColumns(part, args, workspace_floats, use, cost))
     return;
   use = static_cast<int>(std::min<int64_t>(use, args.rows));
-  if (use <= 1) {
-    for (int64_t r = 0; r < args.rows; r += block_rows)
-      entry(&args, r, std::min(args.rows, r + block_rows));
-    return;
-  }
+  if (use <= 1)
+    return serial();
   // Blocks of block_rows, smaller when that leaves a thread without one.
   int64_t block = std::max<int64_t>(1, std::min(block_rows, (args.rows + use - 1) / use));
   RowJob job{entry, &args, workspace_floats, block, std::this_thread::get_id()};

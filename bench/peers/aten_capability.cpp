@@ -52,6 +52,12 @@ ProbeRun runProbe(const std::string &path, const std::string &capability) {
   return run;
 }
 
+bool hostRunsAtenAvx512() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+}
+
 AtenChoice choose() {
   AtenChoice choice;
   if (const char *user = std::getenv(kVar)) {
@@ -63,6 +69,13 @@ AtenChoice choose() {
   std::string path = probePath();
   if (path.empty()) {
     choice.detail = "lanejit_aten_probe not found next to this executable or at its build path";
+    return choice;
+  }
+  // ATen's avx512 kernels need AVX-512 F, BW, VL and DQ; elsewhere the
+  // candidate would die of an illegal instruction, so there is no choice.
+  if (!hostRunsAtenAvx512()) {
+    choice.how = "no avx512";
+    choice.detail = "this CPU has no AVX-512 (F, BW, VL, DQ)";
     return choice;
   }
   ProbeRun own[2], wide[2];

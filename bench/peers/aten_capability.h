@@ -9,8 +9,8 @@
 namespace lanejit::bench {
 
 struct AtenChoice {
-  std::string how;      // "user", "probe" or "probe failed"
-  std::string detail;   // user's value, or why the probe failed
+  std::string how;      // "user", "probe", "no avx512" or "probe failed"
+  std::string detail;   // user's value, or why there was no choice
   std::string own_name; // what ATen picks by itself ("AVX2"), per the probe
   std::string avx512_name;
   double own_ms = 0; // probe's SwiGLU 1024x4097, best median ms per call

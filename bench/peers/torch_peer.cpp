@@ -168,7 +168,8 @@ public:
   }
   std::string description() const override {
     return "PyTorch eager, libtorch " + std::string(TORCH_VERSION) + " C++ API (ATen), " +
-           std::to_string(threads_) + " thread(s) (at::set_num_threads), inference mode, caller buffers via at::from_blob; "
+           std::to_string(threads_) +
+           " thread(s) (at::set_num_threads), inference mode, caller buffers via at::from_blob; "
            "out= forms into the output or preallocated temporaries (rope: mul_out + addcmul_out "
            "per half, on column views; "
            "swiglu: silu_out, mul_out; rmsnorm: mul_out, mean_out, add_/sqrt_, div_out, mul_; "
@@ -203,6 +204,8 @@ std::string capabilityLine() {
   char ms[160];
   if (c.how == "user")
     return used + " (ATEN_CPU_CAPABILITY=" + c.detail + " set by the user)";
+  if (c.how == "no avx512")
+    return used + " (ATen's own choice; " + c.detail + ")";
   if (c.how != "probe")
     return used + " (ATen's own choice; probe failed: " + c.detail + ")";
   std::snprintf(ms, sizeof ms, "%.3f ms/call, avx512 (%s) %.3f ms/call", c.own_ms,

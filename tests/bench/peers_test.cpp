@@ -213,6 +213,11 @@ TEST(AtenCapability, RecordedWhenTheTorchPeerIsBuilt) {
   EXPECT_FALSE(capability.empty());
   EXPECT_EQ(capability.find("probe failed"), std::string::npos) << capability;
   EXPECT_EQ(capability.find("WARNING"), std::string::npos) << capability;
+  // Without AVX-512 the avx512 candidate cannot run: no probe, and it says so.
+  __builtin_cpu_init();
+  bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+  EXPECT_EQ(capability.find("no AVX-512") == std::string::npos, avx512) << capability;
   EXPECT_EQ(atenCpuCapability(), capability); // chosen once per process
 }
 

@@ -61,7 +61,7 @@ private:
 class ThreadedRepeat : public Repeatable {
 public:
   ThreadedRepeat(const Kernel &kernel, check::Case &c, int threads)
-      : kernel_(kernel), native_(kernel, kernel.nativeEntry(), c), threads_(threads) {}
+      : kernel_(kernel), native_(kernel, kernel.nativeEntry(c.shape.cols), c), threads_(threads) {}
   void repeat(int64_t reps) override {
     for (int64_t i = 0; i < reps; ++i)
       kernel_.runEntry(native_.args(), threads_);
@@ -125,7 +125,7 @@ BoundVariant bindLanejit(const CaseSpec &spec, check::Case &c, const LanejitConf
   // The native entry checks nothing; one checked call through run() first
   // proves the shape and every column range fit these buffers.
   kernel.run(c.inputRefs(), c.outputRefs());
-  NativeEntry entry = kernel.nativeEntry();
+  NativeEntry entry = kernel.nativeEntry(spec.shape.cols);
   if (config.aot) {
     // The same object the JIT linked, through `cc -shared` and the dynamic
     // loader; linked outside the bundle, which holds only evidence files.
@@ -173,6 +173,12 @@ std::vector<LanejitConfig> lanejitConfigs(const ProtocolSettings &protocol,
   configs.push_back({"lanejit-nospec",
                      "lanejit native entry, full-packet specialization off (every packet masked)",
                      nospec, widest});
+  CompileOptions anycols = base;
+  anycols.specialize_columns = false;
+  configs.push_back({"lanejit-anycols",
+                     "lanejit native entry for every column count (specialize_columns off: "
+                     "no entry compiled for the call's C)",
+                     anycols, widest});
   CompileOptions unfused = base;
   unfused.fuse_pointwise = unfused.fuse_reductions = unfused.fuse_outputs = false;
   configs.push_back({"lanejit-unfused",

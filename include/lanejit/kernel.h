@@ -35,7 +35,6 @@ namespace lanejit {
 using LaunchArgs = ::lanejit_launch_args;
 using NativeEntry = void (*)(const LaunchArgs *args, int64_t row_begin, int64_t row_end);
 
-
 class Kernel {
 public:
   // Buffers in declaration order. Throws Error(Kind::Bind) on bad buffers,
@@ -75,6 +74,11 @@ public:
   // stride) itself; any other overlap between an input and an output must
   // be staged by the caller, as run() does.
   NativeEntry nativeEntry() const;
+  // The entry for calls of exactly `cols` columns: one compiled for that C
+  // (on the first request) when CompileOptions::specialize_columns applies
+  // to it, else nativeEntry(). It must only be called with args.cols ==
+  // cols; run(), bind() and runEntry() choose it themselves.
+  NativeEntry nativeEntry(int64_t cols) const;
   // The native entry over rows [0, args.rows) split across the pool as run()
   // splits them, on at most `threads` threads: the calling thread uses
   // args.workspace, each worker a workspace of its own. None of run()'s

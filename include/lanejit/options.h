@@ -96,6 +96,12 @@ struct CompileOptions {
   // across threads, with the same bits (docs/architecture.md, "Threads").
   // Off: no column-split entry is compiled and such calls split only rows.
   bool column_split = true;
+  // Short rows: calls with C <= 1024 columns run an entry specialised for
+  // their C (at most 8 per kernel), so packet counts, the tail's mask and
+  // untouched accumulators are constants. run() compiles it on the third
+  // call with that C; bind() and nativeEntry(C) at once. The same
+  // operations on every element: the same bits. Off: one entry for every C.
+  bool specialize_columns = true;
   // Passes (by name, see docs/switches.md) to skip.
   std::vector<std::string> disabled_passes;
   // Print the IR after every pass that changed it, and pass timings, to stderr.

@@ -16,9 +16,10 @@ namespace {
 
 std::unique_ptr<llvm::Module> emitModule(const lower::KernelPlan &plan, const Target &target,
                                          llvm::LLVMContext &context, const std::string &symbol,
-                                         codegen::CodegenCounts *counts) {
+                                         codegen::CodegenCounts *counts,
+                                         std::optional<int64_t> fixedCols) {
   auto module = std::make_unique<llvm::Module>(symbol, context);
-  codegen::emitKernel(plan, *module, target.codegen, symbol, counts);
+  codegen::emitKernel(plan, *module, target.codegen, symbol, counts, fixedCols);
   return module;
 }
 
@@ -46,10 +47,11 @@ std::vector<std::string> featuresMissingOnHost(const Target &target) {
 }
 
 Native compile(const lower::KernelPlan &plan, const Target &target,
-               const jit::OptimizerSettings &settings, const std::string &symbol) {
+               const jit::OptimizerSettings &settings, const std::string &symbol,
+               std::optional<int64_t> fixedCols) {
   Native native;
   auto context = std::make_unique<llvm::LLVMContext>();
-  auto module = emitModule(plan, target, *context, symbol, &native.counts);
+  auto module = emitModule(plan, target, *context, symbol, &native.counts, fixedCols);
   jit::LinkedCode linked = jit::addModuleAndLookup(std::move(module), std::move(context), symbol,
                                                    settings, &native.object);
   native.entry = reinterpret_cast<NativeEntry>(linked.entry);
@@ -81,10 +83,10 @@ std::string version() {
 
 std::string dump(const lower::KernelPlan &plan, const Target &target,
                  const jit::OptimizerSettings &settings, const std::string &symbol,
-                 const std::string &stage) {
+                 const std::string &stage, std::optional<int64_t> fixedCols) {
   // A private context: the JIT's module is gone after linking.
   llvm::LLVMContext context;
-  auto module = emitModule(plan, target, context, symbol, nullptr);
+  auto module = emitModule(plan, target, context, symbol, nullptr, fixedCols);
   const codegen::CodegenTarget &t = target.codegen;
   if (stage != "llvm-unoptimized")
     jit::optimizeForDump(*module, t.cpu, t.features, settings);

@@ -14,7 +14,9 @@
 
 #include <lanejit/kernel.h>
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,9 +45,12 @@ struct Native {
 };
 
 // Emits `plan` as the entry `symbol`, optimises it with `settings` and
-// links it. Throws Error(Kind::Compile) on any LLVM failure.
+// links it. Throws Error(Kind::Compile) on any LLVM failure. With
+// `fixedCols`, the entry is specialised for calls of exactly that many
+// columns (codegen::emitKernel).
 Native compile(const lower::KernelPlan &plan, const Target &target,
-               const jit::OptimizerSettings &settings, const std::string &symbol);
+               const jit::OptimizerSettings &settings, const std::string &symbol,
+               std::optional<int64_t> fixedCols = std::nullopt);
 // The column-split entry of `plan` (codegen::emitPartKernel), linked on
 // its own: `part` stays valid while `lifetime` lives.
 struct NativePart {
@@ -66,6 +71,6 @@ std::string version();
 // "llvm" (after the optimiser) and "asm".
 std::string dump(const lower::KernelPlan &plan, const Target &target,
                  const jit::OptimizerSettings &settings, const std::string &symbol,
-                 const std::string &stage);
+                 const std::string &stage, std::optional<int64_t> fixedCols = std::nullopt);
 
 } // namespace lanejit::backend

@@ -17,8 +17,10 @@ namespace lanejit::codegen {
 using analysis::Uniformity;
 using llvm::Value;
 
-llvm::Function *KernelEmitter::emit(const std::string &name, CodegenCounts *counts) {
+llvm::Function *KernelEmitter::emit(const std::string &name, CodegenCounts *counts,
+                                    std::optional<int64_t> fixedCols) {
   name_ = name;
+  fixedCols_ = fixedCols;
   createFunction(name);
   prepareWorkspace();
   emitRowLoop();
@@ -69,7 +71,8 @@ void KernelEmitter::createFunction(const std::string &name) {
   Value *buffers = field(ptr, offsetof(lanejit_launch_args, buffers), "buffers");
   Value *strides = field(ptr, offsetof(lanejit_launch_args, row_strides), "row_strides");
   rows_ = field(i64, offsetof(lanejit_launch_args, rows), "R");
-  cols_ = field(i64, offsetof(lanejit_launch_args, cols), "C");
+  cols_ = fixedCols_ ? static_cast<Value *>(b_.getInt64(*fixedCols_))
+                     : field(i64, offsetof(lanejit_launch_args, cols), "C");
   workspace_ = field(ptr, offsetof(lanejit_launch_args, workspace), "workspace");
   size_t count = program_.inputs.size() + program_.outputs.size();
   for (size_t i = 0; i < count; ++i) {
@@ -367,8 +370,8 @@ void KernelEmitter::forgetRowValues() {
 
 llvm::Function *emitKernel(const lower::KernelPlan &plan, llvm::Module &module,
                            const CodegenTarget &target, const std::string &entryName,
-                           CodegenCounts *counts) {
-  return KernelEmitter(plan, module, target).emit(entryName, counts);
+                           CodegenCounts *counts, std::optional<int64_t> fixedCols) {
+  return KernelEmitter(plan, module, target).emit(entryName, counts, fixedCols);
 }
 
 llvm::Function *emitPartKernel(const lower::KernelPlan &plan, llvm::Module &module,

@@ -14,6 +14,8 @@
 #include "codegen/emit_packet.h"
 #include "lower/plan.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 namespace llvm {
@@ -23,9 +25,15 @@ class Module;
 
 namespace lanejit::codegen {
 
+// With `fixedCols`, the entry is specialised for that column count: it
+// ignores LaunchArgs::cols and must only be called with calls of exactly
+// that C (runtime/column_entries.h). Packet counts, the tail's mask and the
+// reductions' untouched accumulators become constants LLVM folds; the
+// operations on each element, and so the bits, are the generic entry's.
 llvm::Function *emitKernel(const lower::KernelPlan &plan, llvm::Module &module,
                            const CodegenTarget &target, const std::string &entryName,
-                           CodegenCounts *counts = nullptr);
+                           CodegenCounts *counts = nullptr,
+                           std::optional<int64_t> fixedCols = std::nullopt);
 
 // The column-split entry `void name(const LaunchArgs*, const
 // lower::PartArgs*)`: one traversal of one row over a range of column

@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -24,7 +25,9 @@ public:
         target_(target), b_(ctx_), launch_(ctx_), lanes_(plan.lanes),
         packets_(plan, target, counts_) {}
 
-  llvm::Function *emit(const std::string &name, CodegenCounts *counts);
+  // fixedCols: see emitKernel (emit_kernel.h).
+  llvm::Function *emit(const std::string &name, CodegenCounts *counts,
+                       std::optional<int64_t> fixedCols = std::nullopt);
 
   // The column-split entry `name(const LaunchArgs*, const lower::PartArgs*)`
   // (lower/plan.h): one traversal of one row over a range of column chunks.
@@ -188,6 +191,7 @@ private:
   // The column-split entry: its PartArgs fields, and the first partials
   // slot of the traversal being emitted.
   bool part_ = false;
+  std::optional<int64_t> fixedCols_; // C is this constant (a specialised entry)
   llvm::Value *phase_ = nullptr, *chunkBegin_ = nullptr, *chunkEnd_ = nullptr;
   llvm::Value *partials_ = nullptr, *partialChunks_ = nullptr;
   int partSlot_ = 0;

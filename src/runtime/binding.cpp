@@ -23,17 +23,16 @@ struct BoundState {
 
 } // namespace
 
-const PreparedCall *LastCall::find(uint64_t kernel, std::span<const BufferRef> inputs,
-                                   std::span<const BufferRef> outputs) const {
+PreparedCall *LastCall::find(uint64_t kernel, std::span<const BufferRef> inputs,
+                             std::span<const BufferRef> outputs) {
   if (kernel != kernel_ || inputs.size() != inputs_ || outputs.size() != outputs_ ||
       !sameRefs(refs_.data(), inputs) || !sameRefs(refs_.data() + inputs_, outputs))
     return nullptr;
   return &call_;
 }
 
-const PreparedCall &LastCall::remember(uint64_t kernel, std::span<const BufferRef> inputs,
-                                       std::span<const BufferRef> outputs,
-                                       const PreparedCall &call) {
+PreparedCall &LastCall::remember(uint64_t kernel, std::span<const BufferRef> inputs,
+                                 std::span<const BufferRef> outputs, const PreparedCall &call) {
   kernel_ = kernel;
   inputs_ = inputs.size();
   outputs_ = outputs.size();
@@ -47,6 +46,8 @@ BoundCall Kernel::bind(std::span<const BufferRef> inputs,
                        std::span<const BufferRef> outputs) const {
   auto state = std::make_shared<BoundState>();
   state->call = prepareCall(*impl_, inputs, outputs);
+  // A bound call is made to be called many times: its C's entry now.
+  state->call.entry = entryForColumns(*impl_, state->call.shape.cols, /*now=*/true);
   state->code = impl_->code;
   PreparedCall &c = state->call;
   BoundCall bound;
@@ -66,7 +67,7 @@ BoundCall Kernel::bind(std::span<const BufferRef> inputs,
       c.buffers[i] = state->copies[i].data();
       bound.staged_ = true;
     }
-  bound.entry_ = impl_->code->entry;
+  bound.entry_ = c.entry;
   bound.args_ = {c.buffers.data(), c.strides.data(), c.shape.rows, c.shape.cols, workspace};
   bound.rows_ = c.shape.rows;
   bound.block_ = impl_->options.block_rows;

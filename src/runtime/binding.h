@@ -21,6 +21,8 @@ struct PreparedCall {
   uint64_t staged = 0;
   std::array<size_t, kMaxBuffers> staged_bytes{};
   int64_t workspace_floats = 0;
+  NativeEntry entry = nullptr; // for this call's C (entryForColumns)
+  bool entry_settled = true;   // false: run() asks entryForColumns again
 };
 
 // Every check of a call (Error(Kind::Bind) or, for code this machine cannot
@@ -33,10 +35,11 @@ PreparedCall prepareCall(const Kernel::Impl &impl, std::span<const BufferRef> in
 // checks and the alias decisions depend on nothing else.
 class LastCall {
 public:
-  const PreparedCall *find(uint64_t kernel, std::span<const BufferRef> inputs,
-                           std::span<const BufferRef> outputs) const;
-  const PreparedCall &remember(uint64_t kernel, std::span<const BufferRef> inputs,
-                               std::span<const BufferRef> outputs, const PreparedCall &call);
+  // Mutable: run() updates the entry once a specialised one is built.
+  PreparedCall *find(uint64_t kernel, std::span<const BufferRef> inputs,
+                     std::span<const BufferRef> outputs);
+  PreparedCall &remember(uint64_t kernel, std::span<const BufferRef> inputs,
+                         std::span<const BufferRef> outputs, const PreparedCall &call);
 
 private:
   uint64_t kernel_ = 0; // 0: nothing remembered

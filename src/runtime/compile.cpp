@@ -229,6 +229,33 @@ lower::NativePartEntry partEntryOf(const void *impl) {
   return code.part.load(std::memory_order_acquire);
 }
 
+NativeEntry entryForColumns(const Kernel::Impl &impl, int64_t cols, bool now, bool *settled) {
+  const CompiledCode &code = *impl.code;
+  if (settled)
+    *settled = true;
+  if (!impl.options.specialize_columns || !code.cannot_run_here.empty())
+    return code.entry;
+  auto found = code.by_columns.find(cols, now, [&](int64_t c, std::shared_ptr<void> &lifetime) {
+    // Lowered again, as for the column-split entry: the entry's own plan.
+    Lowered l = lowerProgram(impl.program, impl.options);
+    std::string diskKey = persistentKey(impl.program, impl.options, l.target);
+    if (!diskKey.empty())
+      diskKey += "\ncolumns=" + std::to_string(c);
+    std::optional<backend::Native> native = linkFromDisk(diskKey);
+    if (!native) {
+      native = backend::compile(l.plan, l.target, optimizerSettings(impl.options),
+                                entryName(impl.program) + "_c" + std::to_string(c), c);
+      if (!diskKey.empty())
+        persistent::store(diskKey, {native->symbol, countsText(native->counts), native->object});
+    }
+    lifetime = std::move(native->lifetime);
+    return native->entry;
+  });
+  if (settled)
+    *settled = found.settled;
+  return found.entry ? found.entry : code.entry;
+}
+
 Kernel compile(const Program &program, const CompileOptions &options) {
   if (options.threads)
     runtime::checkThreadCount(*options.threads, "CompileOptions::threads", Error::Kind::Compile);

@@ -160,6 +160,7 @@ PreparedCall prepareCall(const Kernel::Impl &impl, std::span<const BufferRef> in
   // Column ranges were checked above, so the public workspaceFloats() check
   // need not run again on every call.
   call.workspace_floats = lower::workspaceFloats(impl.code->workspace, shape.cols);
+  call.entry = entryForColumns(impl, shape.cols, /*now=*/false, &call.entry_settled);
   return call;
 }
 
@@ -187,9 +188,11 @@ thread_local LastCall lastCall;
 } // namespace
 
 void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> outputs) const {
-  const PreparedCall *call = lastCall.find(impl_->serial, inputs, outputs);
+  PreparedCall *call = lastCall.find(impl_->serial, inputs, outputs);
   if (!call)
     call = &lastCall.remember(impl_->serial, inputs, outputs, prepareCall(*impl_, inputs, outputs));
+  else if (!call->entry_settled) // a repeated call: its C may now earn an entry
+    call->entry = entryForColumns(*impl_, call->shape.cols, /*now=*/false, &call->entry_settled);
   Shape shape = call->shape;
   void *const *buffers = call->buffers.data();
   std::array<void *, kMaxBuffers> staged;
@@ -201,7 +204,7 @@ void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> o
   int64_t wsFloats = call->workspace_floats;
   float *workspace = wsFloats ? runtime::alignedWorkspace(arena.workspace, wsFloats) : nullptr;
   LaunchArgs args{buffers, call->strides.data(), shape.rows, shape.cols, workspace};
-  runtime::launchRows(impl_->code->entry, {partEntryOf, impl_.get()}, args, wsFloats,
+  runtime::launchRows(call->entry, {partEntryOf, impl_.get()}, args, wsFloats,
                       impl_->options.block_rows, runtime::requestedThreads(impl_->options),
                       impl_->code->row_cost);
 }
@@ -216,6 +219,10 @@ NativeEntry Kernel::nativeEntry() const {
   if (!impl_->code->cannot_run_here.empty())
     throw Error(Error::Kind::Compile, impl_->code->cannot_run_here);
   return impl_->code->entry;
+}
+NativeEntry Kernel::nativeEntry(int64_t cols) const {
+  nativeEntry(); // throws for code this machine cannot run
+  return entryForColumns(*impl_, cols, /*now=*/true);
 }
 int64_t Kernel::workspaceFloats(int64_t cols) const {
   // The entry would index past a size computed from a Dim that is not a

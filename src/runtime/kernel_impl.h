@@ -2,6 +2,7 @@
 // (which runs them).
 #pragma once
 
+#include "runtime/column_entries.h"
 #include "runtime/parallel_launch.h"
 
 #include <lanejit/kernel.h>
@@ -52,6 +53,8 @@ struct CompiledCode {
   mutable std::once_flag part_once;
   mutable std::atomic<lower::NativePartEntry> part{nullptr};
   mutable std::shared_ptr<void> part_lifetime;
+  // Entries specialised per column count, compiled on first use.
+  runtime::ColumnEntries by_columns;
 };
 
 uint64_t nextSerial();
@@ -70,6 +73,13 @@ struct Kernel::Impl {
 // first use; null when options.column_split is off or it cannot be built
 // (the call then splits rows only). `impl` is a Kernel::Impl.
 lower::NativePartEntry partEntryOf(const void *impl);
+
+// The entry for calls of `cols` columns: specialised for that C
+// (runtime/column_entries.h) when the options allow it, else code->entry.
+// `now`: compile it on this request, else on the kCallsBeforeSpecializing-th;
+// `settled` (optional) says whether a later request could get another.
+NativeEntry entryForColumns(const Kernel::Impl &impl, int64_t cols, bool now,
+                            bool *settled = nullptr);
 
 // Largest number of buffers (inputs + outputs) a program may have; lets a
 // call keep its argument block on the stack.

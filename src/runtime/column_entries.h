@@ -1,0 +1,69 @@
+// Entries specialised for one column count (CompileOptions::
+// specialize_columns). A short row pays, per row, for what the generic
+// entry derives from C at run time: packet counts, branches over the
+// leftover packets, the tail's lane mask, and the combine of accumulators
+// that never left the identity. An entry compiled for the call's exact C
+// has all of these as constants that LLVM folds away; every element still
+// goes through the same operations in the same order, so the bits are the
+// generic entry's (tests/runtime/column_entries_test.cpp).
+#pragma once
+
+#include <lanejit/kernel.h>
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace lanejit::runtime {
+
+// Rows up to this many columns are short enough for per-row costs to
+// matter (at 1024 columns a row is 64-256 packets, the per-row work under
+// 3% of it); longer rows keep the generic entry and save a compile.
+constexpr int64_t kMaxSpecializedColumns = 1024;
+// Specialised entries per kernel: a model has a handful of row widths; a
+// caller sweeping C gets the generic entry past this many.
+constexpr int kMaxSpecializedEntries = 8;
+// Kernel::run compiles a C's entry on the third call with that C (a JIT's
+// tiering: a compile costs as much as thousands of short calls, so a C
+// called once or twice, as in most tests and one-off calls, never pays
+// it). bind() and nativeEntry(C) announce repeated calls: they compile at
+// once.
+constexpr int kCallsBeforeSpecializing = 3;
+
+class ColumnEntries {
+public:
+  // Compiles the entry for `cols`, keeping its code alive in `lifetime`;
+  // throws lanejit::Error when it cannot.
+  using Build = std::function<NativeEntry(int64_t cols, std::shared_ptr<void> &lifetime)>;
+
+  struct Found {
+    NativeEntry entry = nullptr; // null: the generic entry serves this call
+    bool settled = true;         // false: ask again on the next call with this C
+  };
+  // The entry specialised for calls of exactly `cols` columns. `now`:
+  // built on this request; otherwise built on the kCallsBeforeSpecializing-th
+  // request for `cols` (earlier ones are unsettled). Null and settled when
+  // `cols` is out of range, the table is full or the build failed: the
+  // caller then keeps the generic entry. Lock-free once settled;
+  // thread-safe.
+  Found find(int64_t cols, bool now, const Build &build) const;
+
+private:
+  struct Slot {
+    std::atomic<int64_t> cols{0};
+    std::atomic<NativeEntry> entry{nullptr}; // null: generic for this C
+  };
+  // The published slot of `cols` among slots_[0, used), or null.
+  const Slot *published(int64_t cols, int used) const;
+  mutable std::array<Slot, kMaxSpecializedEntries> slots_;
+  mutable std::atomic<int> used_{0}; // slots_[0, used_) are published
+  mutable std::mutex build_;         // guards what follows, and filling a slot
+  mutable std::vector<std::shared_ptr<void>> lifetimes_;
+  mutable std::vector<std::pair<int64_t, int>> calls_; // requests per C not yet built
+};
+
+} // namespace lanejit::runtime

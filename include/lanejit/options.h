@@ -92,6 +92,10 @@ struct CompileOptions {
   // (SROA, EarlyCSE, SimplifyCFG, LICM; docs/architecture.md). Off: LLVM's
   // default O<opt_level> pipeline. Not used at opt_level 0.
   bool lean_llvm_pipeline = false;
+  // LLVM's loop unroller may unroll lanejit's packet and row loops. Off:
+  // they are marked llvm.loop.unroll.disable (the plan's K packets per
+  // group are already unrolled; LLVM's copies cost compile time).
+  bool llvm_loop_unroll = false;
   // Few long rows (fewer rows than threads) are split by column chunks
   // across threads, with the same bits (docs/architecture.md, "Threads").
   // Off: no column-split entry is compiled and such calls split only rows.

@@ -97,6 +97,10 @@ struct KernelPlan {
   // Output bytes per call (rows x C x 4) from which stream_stores
   // traversals use non-temporal stores.
   int64_t stream_min_bytes = 0;
+  // LLVM's unroller may unroll the entry's loops further (codegen marks
+  // them llvm.loop.unroll.disable otherwise: the plan's K packets per
+  // group are the unrolling that pays).
+  bool llvm_loop_unroll = false;
   int lanes = 16;
   // Independent packet accumulators per reduction: lanes * accumulators
   // = kReductionLanes for every W, so the reduction order (and so every

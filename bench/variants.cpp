@@ -61,7 +61,7 @@ private:
 class ThreadedRepeat : public Repeatable {
 public:
   ThreadedRepeat(const Kernel &kernel, check::Case &c, int threads)
-      : kernel_(kernel), native_(kernel, kernel.nativeEntry(), c), threads_(threads) {}
+      : kernel_(kernel), native_(kernel, kernel.nativeEntry(c.shape.cols), c), threads_(threads) {}
   void repeat(int64_t reps) override {
     for (int64_t i = 0; i < reps; ++i)
       kernel_.runEntry(native_.args(), threads_);
@@ -125,7 +125,8 @@ BoundVariant bindLanejit(const CaseSpec &spec, check::Case &c, const LanejitConf
   // The native entry checks nothing; one checked call through run() first
   // proves the shape and every column range fit these buffers.
   kernel.run(c.inputRefs(), c.outputRefs());
-  NativeEntry entry = kernel.nativeEntry();
+  // The entry run() uses at this C (rows across lanes for narrow rows).
+  NativeEntry entry = kernel.nativeEntry(spec.shape.cols);
   if (config.aot) {
     // The same object the JIT linked, through `cc -shared` and the dynamic
     // loader; linked outside the bundle, which holds only evidence files.

@@ -96,6 +96,11 @@ struct CompileOptions {
   // across threads, with the same bits (docs/architecture.md, "Threads").
   // Off: no column-split entry is compiled and such calls split only rows.
   bool column_split = true;
+  // Narrow rows (C at most the mapping rule's limit, lower/choose_mapping.h)
+  // run across lanes: each lane one whole row, W rows per packet, from an
+  // entry compiled on the first call at each C. Same bits as packet-local.
+  // Off: every call runs packet-local.
+  bool rows_across_lanes = true;
   // Passes (by name, see docs/switches.md) to skip.
   std::vector<std::string> disabled_passes;
   // Print the IR after every pass that changed it, and pass timings, to stderr.

@@ -7,6 +7,7 @@
 #include "runtime/report_builder.h"
 
 #include "backend/backend.h"
+#include "lower/choose_mapping.h"
 #include "lower/plan.h"
 #include "passes/pipeline.h"
 
@@ -177,6 +178,7 @@ std::shared_ptr<const CompiledCode> build(const Program &program, const CompileO
   code->dims = dimsUsed(program);
   code->workspace = l.plan.workspaceSlots();
   code->row_cost = runtime::rowCostOf(l.plan);
+  lower::MappingRule mapping = lower::chooseMapping(l.plan, options.rows_across_lanes);
   std::string diskKey = persistentKey(program, options, l.target);
   std::optional<backend::Native> native = linkFromDisk(diskKey);
   bool fromDisk = native.has_value();
@@ -199,6 +201,10 @@ std::shared_ptr<const CompiledCode> build(const Program &program, const CompileO
   }
   code->pass_log = passLog(program, l.passes);
   CompileReport &r = code->report = buildReport(l.plan, l.passes, native->counts);
+  // Code compiled for features this machine lacks runs nowhere here.
+  code->rows_max_cols = code->cannot_run_here.empty() ? mapping.max_cols : 0;
+  r.mapping.rows_across_lanes_max_cols = mapping.max_cols;
+  r.mapping.rows_across_lanes_reason = mapping.reason;
   r.cpu = l.target.codegen.cpu;
   r.features = l.target.codegen.features;
   r.disk_cache_hit = fromDisk;
@@ -227,6 +233,44 @@ lower::NativePartEntry partEntryOf(const void *impl) {
     }
   });
   return code.part.load(std::memory_order_acquire);
+}
+
+namespace {
+std::atomic<bool> g_forceRowsAcrossLanes{false};
+} // namespace
+
+void forceRowsAcrossLanes(bool on) {
+  g_forceRowsAcrossLanes.store(on, std::memory_order_relaxed);
+}
+
+NativeEntry entryFor(const Kernel::Impl &k, int64_t cols) {
+  const CompiledCode &code = *k.code;
+  int64_t limit = code.rows_max_cols;
+  if (g_forceRowsAcrossLanes.load(std::memory_order_relaxed) && k.options.rows_across_lanes &&
+      code.cannot_run_here.empty())
+    limit = lower::kMaxRowsAcrossLanesColumns;
+  if (cols < 1 || cols > limit)
+    return code.entry;
+  std::atomic<NativeEntry> &slot = code.rows_entries[static_cast<size_t>(cols)];
+  if (NativeEntry e = slot.load(std::memory_order_acquire))
+    return e;
+  std::lock_guard<std::mutex> lock(code.rows_mutex);
+  if (NativeEntry e = slot.load(std::memory_order_relaxed))
+    return e;
+  NativeEntry e = code.entry;
+  try {
+    // Lowered again, as partEntryOf does: the same plan as the entry's.
+    Lowered l = lowerProgram(k.program, k.options);
+    backend::NativeRows rows = backend::compileRowsAcrossLanes(
+        l.plan, l.target, optimizerSettings(k.options),
+        entryName(k.program) + "_rows" + std::to_string(cols), cols);
+    code.rows_lifetimes.push_back(std::move(rows.lifetime));
+    e = rows.entry;
+  } catch (const Error &) {
+    // This C runs packet-local (a Dim that is not whole at this C, say).
+  }
+  slot.store(e, std::memory_order_release);
+  return e;
 }
 
 Kernel compile(const Program &program, const CompileOptions &options) {

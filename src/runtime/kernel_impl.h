@@ -2,10 +2,12 @@
 // (which runs them).
 #pragma once
 
+#include "lower/choose_mapping.h"
 #include "runtime/parallel_launch.h"
 
 #include <lanejit/kernel.h>
 
+#include <array>
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -52,6 +54,14 @@ struct CompiledCode {
   mutable std::once_flag part_once;
   mutable std::atomic<lower::NativePartEntry> part{nullptr};
   mutable std::shared_ptr<void> part_lifetime;
+  // Rows across lanes (lower/choose_mapping.h): calls with 1 <= C <=
+  // rows_max_cols run the entry compiled for their C on first use
+  // (entryFor), the packet-local entry when that cannot be built.
+  int64_t rows_max_cols = 0;
+  mutable std::mutex rows_mutex;
+  mutable std::array<std::atomic<NativeEntry>, lower::kMaxRowsAcrossLanesColumns + 1>
+      rows_entries{};
+  mutable std::vector<std::shared_ptr<void>> rows_lifetimes;
 };
 
 uint64_t nextSerial();
@@ -70,6 +80,14 @@ struct Kernel::Impl {
 // first use; null when options.column_split is off or it cannot be built
 // (the call then splits rows only). `impl` is a Kernel::Impl.
 lower::NativePartEntry partEntryOf(const void *impl);
+
+// The entry a call with `cols` columns runs: the rows-across-lanes entry
+// for that C when the kernel's mapping rule picks it (compiled on the
+// first such call, once per C), else the packet-local entry. Same bits.
+NativeEntry entryFor(const Kernel::Impl &impl, int64_t cols);
+// Tests: rows across lanes for every C up to lower::kMaxRowsAcrossLanesColumns
+// in kernels whose rows_across_lanes switch is on, whatever the rule says.
+void forceRowsAcrossLanes(bool on);
 
 // Largest number of buffers (inputs + outputs) a program may have; lets a
 // call keep its argument block on the stack.

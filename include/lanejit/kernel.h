@@ -74,12 +74,12 @@ public:
   // stride) itself; any other overlap between an input and an output must
   // be staged by the caller, as run() does.
   NativeEntry nativeEntry() const;
-  // The entry run() uses for calls with `cols` columns, with the same
+  // The entry run() uses for calls of rows x cols, with the same
   // contract: the rows-across-lanes entry for that C when the kernel's
   // mapping rule picks it (report().mapping; compiled on the first request
-  // per C), else nativeEntry(). Same outputs bit for bit. JIT only: the
-  // object (inspect, aot) holds the packet-local entry.
-  NativeEntry nativeEntry(int64_t cols) const;
+  // per C), else nativeEntry(). Same outputs bit for bit, for any row
+  // range. JIT only: the object (inspect, aot) holds the packet-local entry.
+  NativeEntry nativeEntry(int64_t rows, int64_t cols) const;
   // The native entry over rows [0, args.rows) split across the pool as run()
   // splits them, on at most `threads` threads: the calling thread uses
   // args.workspace, each worker a workspace of its own. None of run()'s

@@ -22,7 +22,7 @@ struct CompileReport {
     int local_lanes = 0;               // lanes one row occupies per packet
     int block_rows = 0;                // rows per unit of work
     int accumulators = 0;              // independent accumulators per reduction
-    // Calls with 1 <= C <= this many columns run rows across lanes instead
+    // Calls with 1 <= C <= this many columns and R >= W run rows across lanes instead
     // (one whole row per lane, W rows per packet, local lanes 1; same
     // bits); 0: never. The reason names the rule (docs/architecture.md).
     int64_t rows_across_lanes_max_cols = 0;

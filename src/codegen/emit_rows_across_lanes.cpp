@@ -40,17 +40,19 @@ private:
   // for (r = begin; r < end; r += step) body(r).
   void emitLoop(Value *begin, Value *end, int64_t step, const std::function<void(Value *)> &body);
 
-  // One block of W rows from row0; mask_ null: all W rows (plain loads and
-  // in-register transposes), else the active lanes (gathers, scatters).
-  void emitBlock(Value *row0, Value *mask);
+  // One block of W rows from row0: all W rows (activeRows null: plain
+  // loads and stores), or the first activeRows (masked row loads and
+  // stores); both transpose W x W chunks in registers.
+  void emitBlock(Value *row0, Value *activeRows);
 
   Value *value(const Expr &e, int64_t column);
   Value *uniformValue(const Expr &e);
   Value *reduce(const Node &n);
   // Column `column` of row tensor `buffer` across the block's rows.
   Value *rowColumn(int buffer, int64_t column);
-  Value *rowPointer(int buffer, int row); // full blocks
-  Value *lanePointers(int buffer, int64_t column);
+  Value *rowPointer(int buffer, int row);
+  // The lanes of a masked row load or store: row < activeRows_, column < count.
+  Value *rowMask(int row, int64_t count);
 
   // W vectors of W elements: the transpose (a butterfly of 2-input shuffles).
   std::vector<Value *> transpose(std::vector<Value *> m);
@@ -68,7 +70,7 @@ private:
   std::vector<Value *> bases_, strides_;
 
   // The block being emitted.
-  Value *row0_ = nullptr, *mask_ = nullptr, *rows64_ = nullptr;
+  Value *row0_ = nullptr, *activeRows_ = nullptr, *rows64_ = nullptr;
   std::map<std::pair<const Node *, int64_t>, Value *> lane_;
   std::unordered_map<const Node *, Value *> uniform_;
   std::map<std::pair<int, int64_t>, std::vector<Value *>> chunks_; // (buffer, chunk) -> columns
@@ -143,18 +145,16 @@ llvm::Function *RowsEmitter::emit(const std::string &name) {
   auto *done = llvm::BasicBlock::Create(ctx_, "done", fn_);
   b_.CreateCondBr(b_.CreateICmpSLT(fullEnd, end), tail, done);
   b_.SetInsertPoint(tail);
-  Value *active = b_.CreateTrunc(b_.CreateSub(end, fullEnd), b_.getInt32Ty());
-  Value *mask = b_.CreateICmpSLT(laneIds(ctx_, W_), b_.CreateVectorSplat(W_, active), "mask");
-  emitBlock(fullEnd, mask);
+  emitBlock(fullEnd, b_.CreateSub(end, fullEnd, "active_rows"));
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
   b_.CreateRetVoid();
   return fn_;
 }
 
-void RowsEmitter::emitBlock(Value *row0, Value *mask) {
+void RowsEmitter::emitBlock(Value *row0, Value *activeRows) {
   row0_ = row0;
-  mask_ = mask;
+  activeRows_ = activeRows;
   lane_.clear();
   uniform_.clear();
   chunks_.clear();
@@ -274,18 +274,19 @@ Value *RowsEmitter::rowPointer(int buffer, int row) {
   return it->second;
 }
 
-Value *RowsEmitter::lanePointers(int buffer, int64_t column) {
-  Value *index = b_.CreateAdd(b_.CreateMul(rows64_, b_.CreateVectorSplat(W_, strides_.at(buffer))),
-                              b_.CreateVectorSplat(W_, b_.getInt64(column)));
-  return b_.CreateInBoundsGEP(f32(), bases_.at(buffer), index);
+// A row's chunk of W columns [chunk * W, + count): a plain load in a
+// full block, else a masked one that touches nothing past `count` columns
+// or in rows past the block's end.
+Value *RowsEmitter::rowMask(int row, int64_t count) {
+  Value *live = b_.CreateICmpSLT(b_.getInt64(row), activeRows_);
+  Value *lanes = b_.CreateICmpSLT(
+      laneIds(ctx_, W_), b_.CreateVectorSplat(W_, b_.getInt32(static_cast<int32_t>(count))));
+  return b_.CreateAnd(b_.CreateVectorSplat(W_, live), lanes);
 }
 
 Value *RowsEmitter::rowColumn(int buffer, int64_t column) {
   llvm::Type *packet = valueType(ctx_, DType::F32, W_);
-  if (mask_)
-    return b_.CreateMaskedGather(packet, lanePointers(buffer, column), llvm::Align(4), mask_,
-                                 llvm::Constant::getNullValue(packet));
-  // Full block: W rows of this chunk of columns, loaded and transposed once.
+  // W rows of this chunk of columns, loaded and transposed once.
   int64_t chunk = column / W_;
   auto [it, fresh] = chunks_.try_emplace({buffer, chunk});
   if (fresh) {
@@ -294,11 +295,16 @@ Value *RowsEmitter::rowColumn(int buffer, int64_t column) {
     std::vector<Value *> rows;
     for (int r = 0; r < W_; ++r) {
       Value *ptr = b_.CreateConstInBoundsGEP1_64(f32(), rowPointer(buffer, r), chunk * W_);
-      if (count == W_) {
+      if (!activeRows_ && count == W_) {
         rows.push_back(b_.CreateAlignedLoad(packet, ptr, llvm::Align(4)));
         continue;
       }
-      // A partial chunk: only its columns are read, then widened.
+      if (activeRows_) {
+        rows.push_back(b_.CreateMaskedLoad(packet, ptr, llvm::Align(4), rowMask(r, count),
+                                           llvm::Constant::getNullValue(packet)));
+        continue;
+      }
+      // A partial chunk of a full block: only its columns are read, then widened.
       llvm::Type *part = llvm::FixedVectorType::get(f32(), static_cast<unsigned>(count));
       std::vector<int> widen;
       for (int i = 0; i < W_; ++i)
@@ -332,11 +338,6 @@ std::vector<Value *> RowsEmitter::transpose(std::vector<Value *> m) {
 
 void RowsEmitter::storeRows(int output, const std::map<int64_t, Value *> &columns) {
   int buffer = static_cast<int>(program_.inputs.size()) + output;
-  if (mask_) {
-    for (const auto &[column, v] : columns)
-      b_.CreateMaskedScatter(v, lanePointers(buffer, column), llvm::Align(4), mask_);
-    return;
-  }
   int64_t width = dim(program_.outputs.at(output).cols);
   llvm::Type *packet = valueType(ctx_, DType::F32, W_);
   for (int64_t chunk = 0; chunk * W_ < width; ++chunk) {
@@ -352,8 +353,12 @@ void RowsEmitter::storeRows(int output, const std::map<int64_t, Value *> &column
       narrow.push_back(i);
     for (int r = 0; r < W_; ++r) {
       Value *ptr = b_.CreateConstInBoundsGEP1_64(f32(), rowPointer(buffer, r), chunk * W_);
-      Value *v = count == W_ ? m[r] : b_.CreateShuffleVector(m[r], narrow);
-      b_.CreateAlignedStore(v, ptr, llvm::Align(4));
+      if (activeRows_)
+        b_.CreateMaskedStore(m[r], ptr, llvm::Align(4), rowMask(r, count));
+      else if (count == W_)
+        b_.CreateAlignedStore(m[r], ptr, llvm::Align(4));
+      else
+        b_.CreateAlignedStore(b_.CreateShuffleVector(m[r], narrow), ptr, llvm::Align(4));
     }
   }
 }

@@ -13,11 +13,14 @@
 // whose operand is the identity left out (identity op x == x bit for
 // bit), so the outputs are bitwise the packet-local kernel's for every W.
 //
-// Blocks of W rows: a full block loads whole rows with plain vector loads
-// and transposes them in registers (and back for its stores); the last
-// block of a range, with fewer rows, uses masked gathers and scatters, so
-// inactive lanes never touch memory. A block does every load before its
-// first store: an exactly aliased (in-place) call stays correct.
+// Blocks of W rows: a block loads W-column chunks of its rows with plain
+// vector loads and transposes each W x W chunk in registers (log2 W stages
+// of two-input shuffles), and transposes back for its stores; the last
+// block of a range, with fewer rows, does the same with masked row loads
+// and stores, so rows past the range never touch memory (masked gathers
+// and scatters were measured first: scatters are scalarised on AVX2). A
+// block does every load before its first store: an exactly aliased
+// (in-place) call stays correct.
 #pragma once
 
 #include "codegen/target.h"

@@ -19,8 +19,10 @@ namespace lanejit::lower {
 constexpr int64_t kMaxRowsAcrossLanesColumns = 64;
 
 struct MappingRule {
-  int64_t max_cols = 0; // rows across lanes for 1 <= C <= max_cols
-  std::string reason;   // why, for the compile report and `lanejit explain`
+  // Rows across lanes for calls with 1 <= C <= max_cols and at least
+  // min_rows rows (one packet of rows: fewer run one masked block).
+  int64_t max_cols = 0, min_rows = 0;
+  std::string reason; // why, for the compile report and `lanejit explain`
 };
 
 // `enabled`: the rows_across_lanes switch.

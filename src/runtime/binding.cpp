@@ -66,7 +66,7 @@ BoundCall Kernel::bind(std::span<const BufferRef> inputs,
       c.buffers[i] = state->copies[i].data();
       bound.staged_ = true;
     }
-  bound.entry_ = entryFor(*impl_, c.shape.cols);
+  bound.entry_ = entryFor(*impl_, c.shape.rows, c.shape.cols);
   bound.args_ = {c.buffers.data(), c.strides.data(), c.shape.rows, c.shape.cols, workspace};
   bound.rows_ = c.shape.rows;
   bound.block_ = impl_->options.block_rows;

@@ -203,6 +203,7 @@ std::shared_ptr<const CompiledCode> build(const Program &program, const CompileO
   CompileReport &r = code->report = buildReport(l.plan, l.passes, native->counts);
   // Code compiled for features this machine lacks runs nowhere here.
   code->rows_max_cols = code->cannot_run_here.empty() ? mapping.max_cols : 0;
+  code->rows_min_rows = mapping.min_rows;
   r.mapping.rows_across_lanes_max_cols = mapping.max_cols;
   r.mapping.rows_across_lanes_reason = mapping.reason;
   r.cpu = l.target.codegen.cpu;
@@ -243,9 +244,9 @@ void forceRowsAcrossLanes(bool on) {
   g_forceRowsAcrossLanes.store(on, std::memory_order_relaxed);
 }
 
-NativeEntry entryFor(const Kernel::Impl &k, int64_t cols) {
+NativeEntry entryFor(const Kernel::Impl &k, int64_t rows, int64_t cols) {
   const CompiledCode &code = *k.code;
-  int64_t limit = code.rows_max_cols;
+  int64_t limit = rows >= code.rows_min_rows ? code.rows_max_cols : 0;
   if (g_forceRowsAcrossLanes.load(std::memory_order_relaxed) && k.options.rows_across_lanes &&
       code.cannot_run_here.empty())
     limit = lower::kMaxRowsAcrossLanesColumns;

@@ -201,9 +201,9 @@ void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> o
   int64_t wsFloats = call->workspace_floats;
   float *workspace = wsFloats ? runtime::alignedWorkspace(arena.workspace, wsFloats) : nullptr;
   LaunchArgs args{buffers, call->strides.data(), shape.rows, shape.cols, workspace};
-  runtime::launchRows(entryFor(*impl_, shape.cols), {partEntryOf, impl_.get()}, args, wsFloats,
-                      impl_->options.block_rows, runtime::requestedThreads(impl_->options),
-                      impl_->code->row_cost);
+  runtime::launchRows(entryFor(*impl_, shape.rows, shape.cols), {partEntryOf, impl_.get()}, args,
+                      wsFloats, impl_->options.block_rows,
+                      runtime::requestedThreads(impl_->options), impl_->code->row_cost);
 }
 
 void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> outputs,
@@ -217,9 +217,9 @@ NativeEntry Kernel::nativeEntry() const {
     throw Error(Error::Kind::Compile, impl_->code->cannot_run_here);
   return impl_->code->entry;
 }
-NativeEntry Kernel::nativeEntry(int64_t cols) const {
-  NativeEntry packetLocal = nativeEntry(); // throws when it cannot run here
-  return cols >= 1 ? entryFor(*impl_, cols) : packetLocal;
+NativeEntry Kernel::nativeEntry(int64_t rows, int64_t cols) const {
+  nativeEntry(); // throws when the code cannot run here
+  return entryFor(*impl_, rows, cols);
 }
 int64_t Kernel::workspaceFloats(int64_t cols) const {
   // The entry would index past a size computed from a Dim that is not a

@@ -57,7 +57,7 @@ struct CompiledCode {
   // Rows across lanes (lower/choose_mapping.h): calls with 1 <= C <=
   // rows_max_cols run the entry compiled for their C on first use
   // (entryFor), the packet-local entry when that cannot be built.
-  int64_t rows_max_cols = 0;
+  int64_t rows_max_cols = 0, rows_min_rows = 0;
   mutable std::mutex rows_mutex;
   mutable std::array<std::atomic<NativeEntry>, lower::kMaxRowsAcrossLanesColumns + 1>
       rows_entries{};
@@ -81,12 +81,13 @@ struct Kernel::Impl {
 // (the call then splits rows only). `impl` is a Kernel::Impl.
 lower::NativePartEntry partEntryOf(const void *impl);
 
-// The entry a call with `cols` columns runs: the rows-across-lanes entry
-// for that C when the kernel's mapping rule picks it (compiled on the
-// first such call, once per C), else the packet-local entry. Same bits.
-NativeEntry entryFor(const Kernel::Impl &impl, int64_t cols);
+// The entry a call of rows x cols runs: the rows-across-lanes entry for
+// that C when the kernel's mapping rule picks it (compiled on the first
+// such call, once per C), else the packet-local entry. Same bits.
+NativeEntry entryFor(const Kernel::Impl &impl, int64_t rows, int64_t cols);
 // Tests: rows across lanes for every C up to lower::kMaxRowsAcrossLanesColumns
-// in kernels whose rows_across_lanes switch is on, whatever the rule says.
+// and any row count in kernels whose rows_across_lanes switch is on,
+// whatever the rule says.
 void forceRowsAcrossLanes(bool on);
 
 // Largest number of buffers (inputs + outputs) a program may have; lets a

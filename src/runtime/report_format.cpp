@@ -22,7 +22,7 @@ std::string CompileReport::text() const {
                                           : fmt::format("compiled in {:.1f} ms", compile_ms));
   if (mapping.rows_across_lanes_max_cols > 0)
     out += fmt::format("mapping by C: rows across lanes (local lanes 1, {} rows per packet) for "
-                       "C <= {}, {} above — {}\n",
+                       "C <= {} and R >= W, {} otherwise — {}\n",
                        mapping.lanes, mapping.rows_across_lanes_max_cols, mapping.kind,
                        mapping.rows_across_lanes_reason);
   else

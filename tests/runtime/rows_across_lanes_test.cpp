@@ -112,7 +112,7 @@ TEST_P(RowsAcrossLanes, SameBitsAsPacketLocalOnEveryProgram) {
             c = check::makeCase(program, {R, C}, check::Fill::Random, 5, pad);
             Outputs want;
             ASSERT_TRUE(runChecked(*packet, *c, 1, want));
-            ASSERT_NE(rows->nativeEntry(C), packet->nativeEntry()) << "not rows across lanes";
+            ASSERT_NE(rows->nativeEntry(R, C), packet->nativeEntry()) << "not rows across lanes";
             for (int threads : {1, 2, 3}) {
               Outputs got;
               ASSERT_TRUE(runChecked(*rows, *c, threads, got)) << "threads " << threads;
@@ -186,8 +186,9 @@ TEST(RowsAcrossLanesRule, ReportNamesTheMappingAndWhy) {
   CompileOptions o = withLanes(8, true);
   Kernel rmsKernel = compile(library::rmsNorm(), o);
   const CompileReport &rms = rmsKernel.report();
-  EXPECT_EQ(rms.mapping.rows_across_lanes_max_cols, 16);
-  EXPECT_NE(rms.text().find("rows across lanes (local lanes 1, 8 rows per packet) for C <= 16"),
+  EXPECT_EQ(rms.mapping.rows_across_lanes_max_cols, 32);
+  EXPECT_NE(rms.text().find("rows across lanes (local lanes 1, 8 rows per packet) for C <= 32 "
+                            "and R >= W"),
             std::string::npos)
       << rms.text();
   EXPECT_NE(rms.json().find("\"rows_across_lanes_max_cols\""), std::string::npos);
@@ -202,11 +203,13 @@ TEST(RowsAcrossLanesRule, ReportNamesTheMappingAndWhy) {
 
 TEST(RowsAcrossLanesRule, EntryFollowsTheRule) {
   Kernel k = compile(library::rmsNorm(), withLanes(8, true));
-  EXPECT_NE(k.nativeEntry(8), k.nativeEntry());
-  EXPECT_EQ(k.nativeEntry(8), k.nativeEntry(8)); // compiled once per C
-  EXPECT_EQ(k.nativeEntry(17), k.nativeEntry());
+  EXPECT_NE(k.nativeEntry(100, 8), k.nativeEntry());
+  EXPECT_EQ(k.nativeEntry(100, 8), k.nativeEntry(8, 8)); // compiled once per C
+  EXPECT_NE(k.nativeEntry(100, 32), k.nativeEntry());
+  EXPECT_EQ(k.nativeEntry(100, 33), k.nativeEntry()); // C > 4W
+  EXPECT_EQ(k.nativeEntry(7, 8), k.nativeEntry());    // R < W
   Kernel off = compile(library::rmsNorm(), withLanes(8, false));
-  EXPECT_EQ(off.nativeEntry(8), off.nativeEntry());
+  EXPECT_EQ(off.nativeEntry(100, 8), off.nativeEntry());
 }
 
 TEST(RowsAcrossLanesRule, BadCallsStillFailAsBefore) {

@@ -44,10 +44,9 @@ MappingRule chooseMapping(const KernelPlan &plan, bool enabled) {
   if (limit == 0)
     return {0, 0, "the program is too large to emit once per column"};
   return {limit, plan.lanes,
-          "C <= " + std::to_string(limit) + " and R >= W: at most " +
-              std::to_string(kMaxPacketsPerRow) +
-              " packets per row, where a row's set-up, tail and combine cost more than "
-              "transposing W x W blocks; fewer rows than W would run one masked block"};
+          "rows of at most " + std::to_string(kMaxPacketsPerRow) +
+              " packets, where a row's set-up, tail and combine cost more than transposing "
+              "W x W blocks; fewer rows than W would run one masked block"};
 }
 
 } // namespace lanejit::lower

@@ -17,10 +17,10 @@
 // vector loads and transposes each W x W chunk in registers (log2 W stages
 // of two-input shuffles), and transposes back for its stores; the last
 // block of a range, with fewer rows, does the same with masked row loads
-// and stores, so rows past the range never touch memory (masked gathers
-// and scatters were measured first: scatters are scalarised on AVX2). A
-// block does every load before its first store: an exactly aliased
-// (in-place) call stays correct.
+// and stores, so rows past the range never touch memory (one code shape
+// for both; per-column masked gathers and scatters were not faster, see
+// docs/architecture.md). A block does every load before its first store:
+// an exactly aliased (in-place) call stays correct.
 #pragma once
 
 #include "codegen/target.h"

@@ -23,6 +23,11 @@ std::vector<CaseSpec> defaultCases();
 // 1x1048576 and 1x4096, LayerNorm 4x262144, SwiGLU and GELU + residual
 // 8x65536, RoPE 32x128) — where splitting one row's work decides the speed.
 std::vector<CaseSpec> decodeCases();
+// `lanejit bench --cases narrow`: narrow rows, where one row fills at most
+// a packet or two (issue 15): masked softmax 4096x8 and 4096x64, RMSNorm
+// 65536x8, 4096x64 and one call of 1x8, LayerNorm, SwiGLU and GELU +
+// residual 65536x8 — where rows across lanes decides the speed.
+std::vector<CaseSpec> narrowCases();
 
 // "rope:17x66" -> the library operator at that shape. Throws Error(Kind::Bind)
 // naming the problem.

@@ -61,7 +61,8 @@ private:
 class ThreadedRepeat : public Repeatable {
 public:
   ThreadedRepeat(const Kernel &kernel, check::Case &c, int threads)
-      : kernel_(kernel), native_(kernel, kernel.nativeEntry(c.shape.cols), c), threads_(threads) {}
+      : kernel_(kernel), native_(kernel, kernel.nativeEntry(c.shape.rows, c.shape.cols), c),
+        threads_(threads) {}
   void repeat(int64_t reps) override {
     for (int64_t i = 0; i < reps; ++i)
       kernel_.runEntry(native_.args(), threads_);
@@ -125,7 +126,8 @@ BoundVariant bindLanejit(const CaseSpec &spec, check::Case &c, const LanejitConf
   // The native entry checks nothing; one checked call through run() first
   // proves the shape and every column range fit these buffers.
   kernel.run(c.inputRefs(), c.outputRefs());
-  NativeEntry entry = kernel.nativeEntry(spec.shape.cols);
+  // The entry run() uses at this shape (rows across lanes for narrow rows).
+  NativeEntry entry = kernel.nativeEntry(spec.shape.rows, spec.shape.cols);
   if (config.aot) {
     // The same object the JIT linked, through `cc -shared` and the dynamic
     // loader; linked outside the bundle, which holds only evidence files.
@@ -179,6 +181,12 @@ std::vector<LanejitConfig> lanejitConfigs(const ProtocolSettings &protocol,
                      "lanejit native entry for every column count (specialize_columns off: "
                      "no entry compiled for the call's C)",
                      anycols, widest});
+  CompileOptions packetLocal = base;
+  packetLocal.rows_across_lanes = false;
+  configs.push_back({"lanejit-packet-local",
+                     "lanejit native entry, rows_across_lanes off: every C packet-local "
+                     "(one row over a packet's lanes)",
+                     packetLocal, widest});
   CompileOptions unfused = base;
   unfused.fuse_pointwise = unfused.fuse_reductions = unfused.fuse_outputs = false;
   configs.push_back({"lanejit-unfused",

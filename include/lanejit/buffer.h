@@ -15,16 +15,13 @@ struct BufferRef {
   int64_t cols = 1;
   int64_t row_stride = 0; // elements; 0 means dense (= cols)
 
-  static BufferRef matrix(const void *data, int64_t rows, int64_t cols,
-                          int64_t row_stride = 0) {
+  static BufferRef matrix(const void *data, int64_t rows, int64_t cols, int64_t row_stride = 0) {
     return {const_cast<void *>(data), rows, cols, row_stride ? row_stride : cols};
   }
   static BufferRef vector(const void *data, int64_t cols) {
     return {const_cast<void *>(data), 1, cols, cols};
   }
-  static BufferRef scalar(const void *data) {
-    return {const_cast<void *>(data), 1, 1, 1};
-  }
+  static BufferRef scalar(const void *data) { return {const_cast<void *>(data), 1, 1, 1}; }
   int64_t stride() const { return row_stride ? row_stride : cols; }
 };
 

@@ -45,9 +45,9 @@ public:
   float at(int64_t r, int64_t c) const { return payload_[r * stride_ + c]; }
   BufferRef ref() const { return BufferRef::matrix(payload_, rows_, cols_, stride_); }
 
-  void fill(float value);                 // every element incl. stride padding
-  bool guardsIntact() const;              // both sentinel zones untouched
-  uint64_t hash() const;                  // of the payload span (elements())
+  void fill(float value);    // every element incl. stride padding
+  bool guardsIntact() const; // both sentinel zones untouched
+  uint64_t hash() const;     // of the payload span (elements())
 
 private:
   float *base_ = nullptr; // allocation start (guard zone)
@@ -69,14 +69,14 @@ struct Case {
   std::vector<BufferRef> inputRefs() const;
   std::vector<BufferRef> outputRefs() const;
 };
-Case makeCase(const Program &program, Shape shape, Fill fill = Fill::Fixture,
-              uint64_t seed = 1, int64_t row_stride_pad = 0);
+Case makeCase(const Program &program, Shape shape, Fill fill = Fill::Fixture, uint64_t seed = 1,
+              int64_t row_stride_pad = 0);
 
 struct Comparison {
   int64_t checked = 0;
   int64_t failures = 0;
   double max_abs_error = 0;
-  double max_rel_error = 0; // |y-ref| / |ref| over elements with ref != 0
+  double max_rel_error = 0;  // |y-ref| / |ref| over elements with ref != 0
   std::string first_failure; // "y[3,17]: got 1.5, want 1.25" or empty
   bool ok() const { return failures == 0; }
 };

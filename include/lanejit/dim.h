@@ -16,7 +16,7 @@ namespace lanejit {
 
 class Dim {
 public:
-  Dim() = default;                       // zero
+  Dim() = default;                        // zero
   Dim(int64_t constant) : b_(constant) {} // NOLINT: implicit from integers
   static Dim C() { return Dim(1, 0, 1); }
   // (a*C + b) / d, normalised; d must be positive.

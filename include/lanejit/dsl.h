@@ -29,8 +29,7 @@ public:
 
   // Declares an output [R, cols] (if not yet declared) and writes value
   // into columns [begin, begin + length of value).
-  void write(const std::string &output, Dim begin, const Expr &value,
-             Dim cols = Dim::C());
+  void write(const std::string &output, Dim begin, const Expr &value, Dim cols = Dim::C());
   // Declares output [R, len(value)] and writes all of it.
   void output(const std::string &name, const Expr &value);
 
@@ -45,8 +44,8 @@ private:
 // Row-uniform values.
 Expr constant(float value);
 Expr constantI32(int32_t value);
-Expr row();                           // the row index, i32
-Expr dim(Dim d);                      // e.g. dim(Dim::C()), i32
+Expr row();                                  // the row index, i32
+Expr dim(Dim d);                             // e.g. dim(Dim::C()), i32
 Expr col(Dim len = Dim::C(), Dim begin = 0); // column index vector, i32
 
 Expr operator+(Expr a, Expr b);
@@ -69,14 +68,14 @@ Expr ne(Expr a, Expr b);
 
 // A literal next to an Expr takes the Expr's type.
 Expr literalLike(const Expr &like, double value);
-#define LANEJIT_LITERAL_OPERATOR(OP)                                           \
-  inline Expr operator OP(Expr a, double b) {                                  \
-    Expr lit = literalLike(a, b);                                              \
-    return std::move(a) OP lit;                                                \
-  }                                                                            \
-  inline Expr operator OP(double a, Expr b) {                                  \
-    Expr lit = literalLike(b, a);                                              \
-    return lit OP std::move(b);                                                \
+#define LANEJIT_LITERAL_OPERATOR(OP)                                                               \
+  inline Expr operator OP(Expr a, double b) {                                                      \
+    Expr lit = literalLike(a, b);                                                                  \
+    return std::move(a) OP lit;                                                                    \
+  }                                                                                                \
+  inline Expr operator OP(double a, Expr b) {                                                      \
+    Expr lit = literalLike(b, a);                                                                  \
+    return lit OP std::move(b);                                                                    \
   }
 LANEJIT_LITERAL_OPERATOR(+)
 LANEJIT_LITERAL_OPERATOR(-)

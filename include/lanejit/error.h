@@ -14,8 +14,7 @@ class Error : public std::runtime_error {
 public:
   enum class Kind { Parse, Verify, Bind, Compile, Io };
 
-  Error(Kind kind, const std::string &message)
-      : std::runtime_error(message), kind_(kind) {}
+  Error(Kind kind, const std::string &message) : std::runtime_error(message), kind_(kind) {}
 
   Kind kind() const { return kind_; }
 

@@ -29,57 +29,57 @@ std::string_view name(DType type);
 
 // The op set, each list declared once and expanded wherever it is needed
 // (printer, parser, evaluator, codegen). Second field: the text-format name.
-#define LANEJIT_UNARY_OPS(X)                                                   \
-  X(Neg, "neg")         /* -x                                   f32, i32 */    \
-  X(Abs, "abs")         /* |x|                                  f32, i32 */    \
-  X(Exp, "exp")         /* e^x, inline polynomial                    f32 */    \
-  X(Log, "log")         /* natural log, inline polynomial            f32 */    \
-  X(Sqrt, "sqrt")       /* correctly rounded                         f32 */    \
-  X(Rsqrt, "rsqrt")     /* 1 / sqrt(x), two correctly rounded ops    f32 */    \
-  X(Tanh, "tanh")       /* inline, built on exp                      f32 */    \
-  X(Sigmoid, "sigmoid") /* 1 / (1 + e^-x)                            f32 */    \
-  X(Erf, "erf")         /* error function, inline polynomial         f32 */    \
-  X(Not, "not")         /* logical not                              bool */    \
-  X(ToF32, "tof32")     /* i32 -> f32, round to nearest even         i32 */    \
-  X(ToI32, "toi32")     /* f32 -> i32 toward zero; NaN and out of        */    \
+#define LANEJIT_UNARY_OPS(X)                                                                       \
+  X(Neg, "neg")         /* -x                                   f32, i32 */                        \
+  X(Abs, "abs")         /* |x|                                  f32, i32 */                        \
+  X(Exp, "exp")         /* e^x, inline polynomial                    f32 */                        \
+  X(Log, "log")         /* natural log, inline polynomial            f32 */                        \
+  X(Sqrt, "sqrt")       /* correctly rounded                         f32 */                        \
+  X(Rsqrt, "rsqrt")     /* 1 / sqrt(x), two correctly rounded ops    f32 */                        \
+  X(Tanh, "tanh")       /* inline, built on exp                      f32 */                        \
+  X(Sigmoid, "sigmoid") /* 1 / (1 + e^-x)                            f32 */                        \
+  X(Erf, "erf")         /* error function, inline polynomial         f32 */                        \
+  X(Not, "not")         /* logical not                              bool */                        \
+  X(ToF32, "tof32")     /* i32 -> f32, round to nearest even         i32 */                        \
+  X(ToI32, "toi32")     /* f32 -> i32 toward zero; NaN and out of        */                        \
                         /* range give INT32_MIN (as x86 does)        f32 */
 
-#define LANEJIT_BINARY_OPS(X)                                                  \
-  X(Add, "add")                                                                \
-  X(Sub, "sub")                                                                \
-  X(Mul, "mul")                                                                \
-  X(Div, "div") /* f32: IEEE; i32: floor division, x/0 = 0 */                  \
-  X(Mod, "mod") /* i32 only: floored, sign of the divisor; x mod 0 = 0 */      \
-  X(Min, "min") /* IEEE 754-2019 minimum: NaN wins, -0 < +0 */                 \
-  X(Max, "max") /* IEEE 754-2019 maximum: NaN wins, -0 < +0 */                 \
-  X(Lt, "lt")                                                                  \
-  X(Le, "le")                                                                  \
-  X(Gt, "gt")                                                                  \
-  X(Ge, "ge")                                                                  \
-  X(Eq, "eq")                                                                  \
-  X(Ne, "ne")                                                                  \
-  X(And, "and") /* bool */                                                     \
+#define LANEJIT_BINARY_OPS(X)                                                                      \
+  X(Add, "add")                                                                                    \
+  X(Sub, "sub")                                                                                    \
+  X(Mul, "mul")                                                                                    \
+  X(Div, "div") /* f32: IEEE; i32: floor division, x/0 = 0 */                                      \
+  X(Mod, "mod") /* i32 only: floored, sign of the divisor; x mod 0 = 0 */                          \
+  X(Min, "min") /* IEEE 754-2019 minimum: NaN wins, -0 < +0 */                                     \
+  X(Max, "max") /* IEEE 754-2019 maximum: NaN wins, -0 < +0 */                                     \
+  X(Lt, "lt")                                                                                      \
+  X(Le, "le")                                                                                      \
+  X(Gt, "gt")                                                                                      \
+  X(Ge, "ge")                                                                                      \
+  X(Eq, "eq")                                                                                      \
+  X(Ne, "ne")                                                                                      \
+  X(And, "and") /* bool */                                                                         \
   X(Or, "or")   /* bool */
 
-#define LANEJIT_REDUCE_OPS(X)                                                  \
-  X(Sum, "sum")                                                                \
-  X(Max, "max")                                                                \
-  X(Min, "min")                                                                \
+#define LANEJIT_REDUCE_OPS(X)                                                                      \
+  X(Sum, "sum")                                                                                    \
+  X(Max, "max")                                                                                    \
+  X(Min, "min")                                                                                    \
   X(Mean, "mean") /* sum / length */
 
 // Node kinds. Row-uniform vs column-vector is a property of each node (its
 // length), not of its kind.
-#define LANEJIT_NODE_KINDS(X)                                                  \
-  X(Load)     /* input[begin : begin+len], or a scalar input (no length) */    \
-  X(Const)    /* a literal of the node's type, row-uniform */                  \
-  X(RowIndex) /* the row number r, i32, row-uniform */                         \
-  X(ColIndex) /* begin, begin+1, ..., begin+len-1 as i32 */                    \
-  X(DimValue) /* the value of a Dim for the bound C, i32, row-uniform */       \
-  X(Slice)    /* arg[begin : begin+len] of a column vector */                  \
-  X(Unary)                                                                     \
-  X(Binary)                                                                    \
-  X(Select) /* cond ? a : b, elementwise */                                    \
-  X(Fma)    /* a*b + c with one rounding; only where the program asks */       \
+#define LANEJIT_NODE_KINDS(X)                                                                      \
+  X(Load)     /* input[begin : begin+len], or a scalar input (no length) */                        \
+  X(Const)    /* a literal of the node's type, row-uniform */                                      \
+  X(RowIndex) /* the row number r, i32, row-uniform */                                             \
+  X(ColIndex) /* begin, begin+1, ..., begin+len-1 as i32 */                                        \
+  X(DimValue) /* the value of a Dim for the bound C, i32, row-uniform */                           \
+  X(Slice)    /* arg[begin : begin+len] of a column vector */                                      \
+  X(Unary)                                                                                         \
+  X(Binary)                                                                                        \
+  X(Select) /* cond ? a : b, elementwise */                                                        \
+  X(Fma)    /* a*b + c with one rounding; only where the program asks */                           \
   X(Reduce) /* row reduction of a column vector, row-uniform result */
 
 #define LANEJIT_ENUM_ENTRY(Name, ...) Name,

@@ -74,11 +74,14 @@ public:
   // stride) itself; any other overlap between an input and an output must
   // be staged by the caller, as run() does.
   NativeEntry nativeEntry() const;
-  // The entry for calls of exactly `cols` columns: one compiled for that C
-  // (on the first request) when CompileOptions::specialize_columns applies
-  // to it, else nativeEntry(). It must only be called with args.cols ==
-  // cols; run(), bind() and runEntry() choose it themselves.
-  NativeEntry nativeEntry(int64_t cols) const;
+  // The entry run() uses for calls of rows x cols, with the same contract
+  // (it must only be called with args.cols == cols; any row range): the
+  // rows-across-lanes entry for that C when the kernel's mapping rule picks
+  // it (report().mapping), else the packet-local entry compiled for that C
+  // when CompileOptions::specialize_columns applies, else nativeEntry().
+  // Either is compiled on this request if not yet built. Same outputs bit
+  // for bit. JIT only: the object (inspect, aot) holds nativeEntry().
+  NativeEntry nativeEntry(int64_t rows, int64_t cols) const;
   // The native entry over rows [0, args.rows) split across the pool as run()
   // splits them, on at most `threads` threads: the calling thread uses
   // args.workspace, each worker a workspace of its own. None of run()'s

@@ -21,7 +21,7 @@
  *              floats as Kernel::workspaceFloats(C) (the AOT header's
  *              lanejit_NAME_workspace_floats(C)), 64-byte aligned; may be
  *              null when that is 0. */
-#define LANEJIT_LAUNCH_ARGS_FIELDS                                                                \
+#define LANEJIT_LAUNCH_ARGS_FIELDS                                                                 \
   void *const *buffers;                                                                            \
   const int64_t *row_strides;                                                                      \
   int64_t rows;                                                                                    \

@@ -103,9 +103,14 @@ struct CompileOptions {
   // Short rows: calls with C <= 1024 columns run an entry specialised for
   // their C (at most 8 per kernel), so packet counts, the tail's mask and
   // untouched accumulators are constants. run() compiles it on the third
-  // call with that C; bind() and nativeEntry(C) at once. The same
+  // call with that C; bind() and nativeEntry(R, C) at once. The same
   // operations on every element: the same bits. Off: one entry for every C.
   bool specialize_columns = true;
+  // Narrow rows (C at most the mapping rule's limit, lower/choose_mapping.h)
+  // run across lanes: each lane one whole row, W rows per packet, from an
+  // entry compiled on the first call at each C. Same bits as packet-local.
+  // Off: every call runs packet-local.
+  bool rows_across_lanes = true;
   // Passes (by name, see docs/switches.md) to skip.
   std::vector<std::string> disabled_passes;
   // Print the IR after every pass that changed it, and pass timings, to stderr.

@@ -24,7 +24,6 @@ struct ReferenceOutput {
 // inputs: one BufferRef per Program::inputs entry (f32 data). The shape is
 // bound the same way Kernel::run binds it (see bind.h).
 std::vector<ReferenceOutput> evaluateReference(const Program &program,
-                                               std::span<const BufferRef> inputs,
-                                               Shape shape);
+                                               std::span<const BufferRef> inputs, Shape shape);
 
 } // namespace lanejit

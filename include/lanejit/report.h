@@ -22,6 +22,11 @@ struct CompileReport {
     int local_lanes = 0;               // lanes one row occupies per packet
     int block_rows = 0;                // rows per unit of work
     int accumulators = 0;              // independent accumulators per reduction
+    // Calls with 1 <= C <= this many columns and R >= W run rows across lanes instead
+    // (one whole row per lane, W rows per packet, local lanes 1; same
+    // bits); 0: never. The reason names the rule (docs/architecture.md).
+    int64_t rows_across_lanes_max_cols = 0;
+    std::string rows_across_lanes_reason;
   };
   struct Pass {
     std::string name, stage; // stage: "ir" or "lower"

@@ -84,7 +84,7 @@ std::shared_ptr<Entry> makeEntry(py::tuple args, py::object last, py::object for
     e.rows = shape.rows;
     e.cols = shape.cols;
     e.threads = threadsOf(*e.kernel);
-    e.native = e.kernel->nativeEntry(e.cols);
+    e.native = e.kernel->nativeEntry(e.rows, e.cols);
     e.workspace_floats = e.kernel->workspaceFloats(e.cols);
     e.block_rows = std::max(1, e.kernel->options().block_rows);
     e.tuple = !PyLong_Check(pick.ptr());

@@ -1,6 +1,7 @@
 #include "backend/backend.h"
 
 #include "codegen/emit_kernel.h"
+#include "codegen/emit_rows_across_lanes.h"
 #include "jit/host_target.h"
 #include "jit/jit.h"
 
@@ -68,6 +69,17 @@ NativePart compilePart(const lower::KernelPlan &plan, const Target &target,
   jit::LinkedCode linked =
       jit::addModuleAndLookup(std::move(module), std::move(context), symbol, settings);
   return {reinterpret_cast<lower::NativePartEntry>(linked.entry), std::move(linked.lifetime)};
+}
+
+NativeRows compileRowsAcrossLanes(const lower::KernelPlan &plan, const Target &target,
+                                  const jit::OptimizerSettings &settings, const std::string &symbol,
+                                  int64_t cols) {
+  auto context = std::make_unique<llvm::LLVMContext>();
+  auto module = std::make_unique<llvm::Module>(symbol, *context);
+  codegen::emitRowsAcrossLanes(plan, *module, target.codegen, symbol, cols);
+  jit::LinkedCode linked =
+      jit::addModuleAndLookup(std::move(module), std::move(context), symbol, settings);
+  return {reinterpret_cast<NativeEntry>(linked.entry), std::move(linked.lifetime)};
 }
 
 Native link(const std::string &object, const std::string &symbol,

@@ -47,7 +47,8 @@ BoundCall Kernel::bind(std::span<const BufferRef> inputs,
   auto state = std::make_shared<BoundState>();
   state->call = prepareCall(*impl_, inputs, outputs);
   // A bound call is made to be called many times: its C's entry now.
-  state->call.entry = entryForColumns(*impl_, state->call.shape.cols, /*now=*/true);
+  state->call.entry =
+      entryFor(*impl_, state->call.shape.rows, state->call.shape.cols, /*now=*/true);
   state->code = impl_->code;
   PreparedCall &c = state->call;
   BoundCall bound;

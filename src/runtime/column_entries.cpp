@@ -15,7 +15,7 @@ const ColumnEntries::Slot *ColumnEntries::published(int64_t cols, int used) cons
 }
 
 ColumnEntries::Found ColumnEntries::find(int64_t cols, bool now, const Build &build) const {
-  if (cols < 1 || cols > kMaxSpecializedColumns)
+  if (cols < 1 || cols > max_cols_)
     return {};
   // A slot's fields are written before used_ publishes it (release).
   if (const Slot *s = published(cols, used_.load(std::memory_order_acquire)))
@@ -24,7 +24,7 @@ ColumnEntries::Found ColumnEntries::find(int64_t cols, bool now, const Build &bu
   int used = used_.load(std::memory_order_relaxed);
   if (const Slot *s = published(cols, used))
     return {s->entry.load(std::memory_order_relaxed)};
-  if (used == kMaxSpecializedEntries)
+  if (used == capacity_)
     return {};
   auto counted = std::find_if(calls_.begin(), calls_.end(),
                               [&](const std::pair<int64_t, int> &c) { return c.first == cols; });

@@ -5,7 +5,9 @@
 // that never left the identity. An entry compiled for the call's exact C
 // has all of these as constants that LLVM folds away; every element still
 // goes through the same operations in the same order, so the bits are the
-// generic entry's (tests/runtime/column_entries_test.cpp).
+// generic entry's (tests/runtime/column_entries_test.cpp). The same table
+// type holds a kernel's rows-across-lanes entries, one per narrow C
+// (codegen/emit_rows_across_lanes.h).
 #pragma once
 
 #include <lanejit/kernel.h>
@@ -36,6 +38,11 @@ constexpr int kCallsBeforeSpecializing = 3;
 
 class ColumnEntries {
 public:
+  // Entries for 1 <= C <= max_cols, at most `capacity` of them.
+  explicit ColumnEntries(int64_t max_cols = kMaxSpecializedColumns,
+                         int capacity = kMaxSpecializedEntries)
+      : max_cols_(max_cols), capacity_(capacity), slots_(new Slot[capacity]) {}
+
   // Compiles the entry for `cols`, keeping its code alive in `lifetime`;
   // throws lanejit::Error when it cannot.
   using Build = std::function<NativeEntry(int64_t cols, std::shared_ptr<void> &lifetime)>;
@@ -44,7 +51,7 @@ public:
     NativeEntry entry = nullptr; // null: the generic entry serves this call
     bool settled = true;         // false: ask again on the next call with this C
   };
-  // The entry specialised for calls of exactly `cols` columns. `now`:
+  // The entry compiled for calls of exactly `cols` columns. `now`:
   // built on this request; otherwise built on the kCallsBeforeSpecializing-th
   // request for `cols` (earlier ones are unsettled). Null and settled when
   // `cols` is out of range, the table is full or the build failed: the
@@ -59,7 +66,9 @@ private:
   };
   // The published slot of `cols` among slots_[0, used), or null.
   const Slot *published(int64_t cols, int used) const;
-  mutable std::array<Slot, kMaxSpecializedEntries> slots_;
+  const int64_t max_cols_;
+  const int capacity_;
+  std::unique_ptr<Slot[]> slots_;
   mutable std::atomic<int> used_{0}; // slots_[0, used_) are published
   mutable std::mutex build_;         // guards what follows, and filling a slot
   mutable std::vector<std::shared_ptr<void>> lifetimes_;

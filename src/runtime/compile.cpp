@@ -7,6 +7,7 @@
 #include "runtime/report_builder.h"
 
 #include "backend/backend.h"
+#include "lower/choose_mapping.h"
 #include "lower/plan.h"
 #include "passes/pipeline.h"
 
@@ -177,6 +178,7 @@ std::shared_ptr<const CompiledCode> build(const Program &program, const CompileO
   code->dims = dimsUsed(program);
   code->workspace = l.plan.workspaceSlots();
   code->row_cost = runtime::rowCostOf(l.plan);
+  lower::MappingRule mapping = lower::chooseMapping(l.plan, options.rows_across_lanes);
   std::string diskKey = persistentKey(program, options, l.target);
   std::optional<backend::Native> native = linkFromDisk(diskKey);
   bool fromDisk = native.has_value();
@@ -199,6 +201,11 @@ std::shared_ptr<const CompiledCode> build(const Program &program, const CompileO
   }
   code->pass_log = passLog(program, l.passes);
   CompileReport &r = code->report = buildReport(l.plan, l.passes, native->counts);
+  // Code compiled for features this machine lacks runs nowhere here.
+  code->rows_max_cols = code->cannot_run_here.empty() ? mapping.max_cols : 0;
+  code->rows_min_rows = mapping.min_rows;
+  r.mapping.rows_across_lanes_max_cols = mapping.max_cols;
+  r.mapping.rows_across_lanes_reason = mapping.reason;
   r.cpu = l.target.codegen.cpu;
   r.features = l.target.codegen.features;
   r.disk_cache_hit = fromDisk;
@@ -229,10 +236,14 @@ lower::NativePartEntry partEntryOf(const void *impl) {
   return code.part.load(std::memory_order_acquire);
 }
 
+namespace {
+
+std::atomic<bool> g_forceRowsAcrossLanes{false};
+
+// The packet-local entry specialised for `cols` (runtime/column_entries.h),
+// or the generic one.
 NativeEntry entryForColumns(const Kernel::Impl &impl, int64_t cols, bool now, bool *settled) {
   const CompiledCode &code = *impl.code;
-  if (settled)
-    *settled = true;
   if (!impl.options.specialize_columns || !code.cannot_run_here.empty())
     return code.entry;
   auto found = code.by_columns.find(cols, now, [&](int64_t c, std::shared_ptr<void> &lifetime) {
@@ -254,6 +265,48 @@ NativeEntry entryForColumns(const Kernel::Impl &impl, int64_t cols, bool now, bo
   if (settled)
     *settled = found.settled;
   return found.entry ? found.entry : code.entry;
+}
+
+// The rows-across-lanes entry for `cols`, or null when the kernel's rule
+// (or the tests' hook) does not pick it for rows x cols or it cannot be
+// built (that C then runs packet-local).
+NativeEntry rowsAcrossLanesEntry(const Kernel::Impl &k, int64_t rows, int64_t cols) {
+  const CompiledCode &code = *k.code;
+  int64_t limit = rows >= code.rows_min_rows ? code.rows_max_cols : 0;
+  if (g_forceRowsAcrossLanes.load(std::memory_order_relaxed) && k.options.rows_across_lanes &&
+      code.cannot_run_here.empty())
+    limit = lower::kMaxRowsAcrossLanesColumns;
+  if (cols < 1 || cols > limit)
+    return nullptr;
+  // Compiled at the first call: the rule picks it only where it wins by
+  // 2-8x per row (docs/architecture.md, "Rows across lanes").
+  return code.rows_across_lanes
+      .find(cols, /*now=*/true,
+            [&](int64_t c, std::shared_ptr<void> &lifetime) {
+              // Lowered again, as partEntryOf does: the same plan as the entry's.
+              Lowered l = lowerProgram(k.program, k.options);
+              backend::NativeRows native = backend::compileRowsAcrossLanes(
+                  l.plan, l.target, optimizerSettings(k.options),
+                  entryName(k.program) + "_rows" + std::to_string(c), c);
+              lifetime = std::move(native.lifetime);
+              return native.entry;
+            })
+      .entry;
+}
+
+} // namespace
+
+void forceRowsAcrossLanes(bool on) {
+  g_forceRowsAcrossLanes.store(on, std::memory_order_relaxed);
+}
+
+NativeEntry entryFor(const Kernel::Impl &impl, int64_t rows, int64_t cols, bool now,
+                     bool *settled) {
+  if (settled)
+    *settled = true;
+  if (NativeEntry e = rowsAcrossLanesEntry(impl, rows, cols))
+    return e;
+  return entryForColumns(impl, cols, now, settled);
 }
 
 Kernel compile(const Program &program, const CompileOptions &options) {

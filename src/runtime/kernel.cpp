@@ -160,7 +160,7 @@ PreparedCall prepareCall(const Kernel::Impl &impl, std::span<const BufferRef> in
   // Column ranges were checked above, so the public workspaceFloats() check
   // need not run again on every call.
   call.workspace_floats = lower::workspaceFloats(impl.code->workspace, shape.cols);
-  call.entry = entryForColumns(impl, shape.cols, /*now=*/false, &call.entry_settled);
+  call.entry = entryFor(impl, shape.rows, shape.cols, /*now=*/false, &call.entry_settled);
   return call;
 }
 
@@ -192,7 +192,8 @@ void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> o
   if (!call)
     call = &lastCall.remember(impl_->serial, inputs, outputs, prepareCall(*impl_, inputs, outputs));
   else if (!call->entry_settled) // a repeated call: its C may now earn an entry
-    call->entry = entryForColumns(*impl_, call->shape.cols, /*now=*/false, &call->entry_settled);
+    call->entry =
+        entryFor(*impl_, call->shape.rows, call->shape.cols, /*now=*/false, &call->entry_settled);
   Shape shape = call->shape;
   void *const *buffers = call->buffers.data();
   std::array<void *, kMaxBuffers> staged;
@@ -220,9 +221,9 @@ NativeEntry Kernel::nativeEntry() const {
     throw Error(Error::Kind::Compile, impl_->code->cannot_run_here);
   return impl_->code->entry;
 }
-NativeEntry Kernel::nativeEntry(int64_t cols) const {
-  nativeEntry(); // throws for code this machine cannot run
-  return entryForColumns(*impl_, cols, /*now=*/true);
+NativeEntry Kernel::nativeEntry(int64_t rows, int64_t cols) const {
+  nativeEntry(); // throws when the code cannot run here
+  return entryFor(*impl_, rows, cols, /*now=*/true);
 }
 int64_t Kernel::workspaceFloats(int64_t cols) const {
   // The entry would index past a size computed from a Dim that is not a

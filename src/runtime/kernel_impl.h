@@ -2,11 +2,13 @@
 // (which runs them).
 #pragma once
 
+#include "lower/choose_mapping.h"
 #include "runtime/column_entries.h"
 #include "runtime/parallel_launch.h"
 
 #include <lanejit/kernel.h>
 
+#include <array>
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -53,8 +55,15 @@ struct CompiledCode {
   mutable std::once_flag part_once;
   mutable std::atomic<lower::NativePartEntry> part{nullptr};
   mutable std::shared_ptr<void> part_lifetime;
-  // Entries specialised per column count, compiled on first use.
-  runtime::ColumnEntries by_columns;
+  // Entries compiled for one column count, on first use: packet-local
+  // ones specialised for short rows (specialize_columns), and rows across
+  // lanes (lower/choose_mapping.h) for calls with 1 <= C <= rows_max_cols
+  // and at least rows_min_rows rows.
+  runtime::ColumnEntries by_columns{runtime::kMaxSpecializedColumns,
+                                    runtime::kMaxSpecializedEntries};
+  runtime::ColumnEntries rows_across_lanes{lower::kMaxRowsAcrossLanesColumns,
+                                           int(lower::kMaxRowsAcrossLanesColumns)};
+  int64_t rows_max_cols = 0, rows_min_rows = 0;
 };
 
 uint64_t nextSerial();
@@ -74,12 +83,19 @@ struct Kernel::Impl {
 // (the call then splits rows only). `impl` is a Kernel::Impl.
 lower::NativePartEntry partEntryOf(const void *impl);
 
-// The entry for calls of `cols` columns: specialised for that C
+// The entry a call of rows x cols runs: the rows-across-lanes entry for
+// that C when the kernel's mapping rule picks it (compiled on the first
+// such call), else the packet-local entry specialised for that C
 // (runtime/column_entries.h) when the options allow it, else code->entry.
-// `now`: compile it on this request, else on the kCallsBeforeSpecializing-th;
-// `settled` (optional) says whether a later request could get another.
-NativeEntry entryForColumns(const Kernel::Impl &impl, int64_t cols, bool now,
-                            bool *settled = nullptr);
+// Same bits. `now`: a specialised packet-local entry is compiled on this
+// request, else on the kCallsBeforeSpecializing-th; `settled` (optional)
+// says whether a later request could get another entry.
+NativeEntry entryFor(const Kernel::Impl &impl, int64_t rows, int64_t cols, bool now,
+                     bool *settled = nullptr);
+// Tests: rows across lanes for every C up to lower::kMaxRowsAcrossLanesColumns
+// and any row count in kernels whose rows_across_lanes switch is on,
+// whatever the rule says.
+void forceRowsAcrossLanes(bool on);
 
 // Largest number of buffers (inputs + outputs) a program may have; lets a
 // call keep its argument block on the stack.

@@ -174,7 +174,7 @@ namespace lanejit {
 void Kernel::runEntry(const LaunchArgs &args, int threads) const {
   runtime::checkThreadCount(threads, "Kernel::runEntry");
   const CompiledCode &code = *impl_->code;
-  NativeEntry entry = nativeEntry(args.cols);
+  NativeEntry entry = nativeEntry(args.rows, args.cols);
   int64_t block = impl_->options.block_rows;
   // The serial call's whole overhead: the cost model's multiply-add and
   // compare; the workers' workspace size only when there are workers.

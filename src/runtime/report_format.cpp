@@ -20,6 +20,14 @@ std::string CompileReport::text() const {
                                 mapping.block_rows, mapping.accumulators, cpu,
                                 cache_hit ? std::string("from the kernel cache")
                                           : fmt::format("compiled in {:.1f} ms", compile_ms));
+  if (mapping.rows_across_lanes_max_cols > 0)
+    out += fmt::format("mapping by C: rows across lanes (local lanes 1, {} rows per packet) for "
+                       "C <= {} and R >= W, {} otherwise — {}\n",
+                       mapping.lanes, mapping.rows_across_lanes_max_cols, mapping.kind,
+                       mapping.rows_across_lanes_reason);
+  else
+    out += fmt::format("mapping by C: {} for every C — rows across lanes not used: {}\n",
+                       mapping.kind, mapping.rows_across_lanes_reason);
   out += "passes:\n";
   for (const Pass &p : passes)
     out += fmt::format("  {:<24} {:<5} {:<7} {:>7.3f} ms  {}\n", p.name, p.stage,
@@ -116,7 +124,9 @@ std::string CompileReport::json() const {
                   {"lanes", mapping.lanes},
                   {"local_lanes", mapping.local_lanes},
                   {"block_rows", mapping.block_rows},
-                  {"accumulators", mapping.accumulators}};
+                  {"accumulators", mapping.accumulators},
+                  {"rows_across_lanes_max_cols", mapping.rows_across_lanes_max_cols},
+                  {"rows_across_lanes_reason", mapping.rows_across_lanes_reason}};
   j["passes"] = nlohmann::ordered_json::array();
   for (const Pass &p : passes)
     j["passes"].push_back({{"name", p.name},

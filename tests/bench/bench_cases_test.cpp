@@ -36,6 +36,17 @@ TEST(BenchCases, DecodeSetIsFewLongRows) {
   }
 }
 
+TEST(BenchCases, NarrowSetIsNarrowRows) {
+  std::vector<CaseSpec> cases = narrowCases();
+  ASSERT_EQ(cases.size(), 8u);
+  EXPECT_EQ(cases[0].id, "masked_softmax-4096x8");
+  EXPECT_EQ(cases.back().id, "rmsnorm-1x8");
+  for (const CaseSpec &c : cases) {
+    EXPECT_LE(c.shape.cols, 64) << c.id;
+    EXPECT_FALSE(c.op.empty()) << c.id;
+  }
+}
+
 TEST(BenchCases, LibraryCaseParsesOpAndShape) {
   CaseSpec c = libraryCase("swiglu:3x33");
   EXPECT_EQ(c.id, "swiglu-3x33");

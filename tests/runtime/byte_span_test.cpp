@@ -108,9 +108,8 @@ TEST(ByteSpan, ColumnIndicesBeyond32BitsAreRejected) {
   b.write("y", Dim::C(), x + toF32(col()), Dim::C() * 2);
   Kernel k = compile(b.build());
   int64_t c = (int64_t{1} << 30) + 1;
-  std::string e = bindError([&] {
-    k.run({BufferRef::matrix(nullptr, 0, c)}, {BufferRef::matrix(nullptr, 0, 2 * c)});
-  });
+  std::string e = bindError(
+      [&] { k.run({BufferRef::matrix(nullptr, 0, c)}, {BufferRef::matrix(nullptr, 0, 2 * c)}); });
   EXPECT_TRUE(has(e, "output 'y'") && has(e, "32-bit")) << e;
   EXPECT_TRUE(has(bindError([&] { k.workspaceFloats(int64_t{1} << 31); }), "2^31 - 1"));
 }
@@ -132,8 +131,9 @@ TEST(ByteSpan, RowIndicesBeyond32BitsAreRejectedWhenTheProgramReadsThem) {
 
 TEST(ByteSpan, TheReferenceEvaluatorRejectsAWrappingStride) {
   std::vector<float> x(3 * 8, 1.0f);
-  std::string e = bindError(
-      [&] { evaluateReference(twice(), Refs{BufferRef{x.data(), 3, 8, kTwoTo62}}, {3, 8}); });
+  std::string e = bindError([&] {
+    evaluateReference(twice(), Refs{BufferRef{x.data(), 3, 8, kTwoTo62}}, {3, 8});
+  });
   EXPECT_TRUE(has(e, "input 'x'") && has(e, "address space")) << e;
 }
 

@@ -62,6 +62,7 @@ TEST(ColumnEntries, TieringCountsRequestsPerColumnCount) {
 CompileOptions withSpecialization(bool on, int lanes = 0) {
   CompileOptions o = test::targetOptions();
   o.specialize_columns = on;
+  o.rows_across_lanes = false; // rows_across_lanes_test.cpp covers that mapping
   o.lanes = lanes;
   return o;
 }
@@ -72,17 +73,17 @@ CompileOptions withSpecialization(bool on, int lanes = 0) {
 TEST(ColumnEntries, ShortRowsGetTheirOwnEntry) {
   Kernel k = compile(library::rmsNorm(), withSpecialization(true));
   NativeEntry generic = k.nativeEntry();
-  NativeEntry at65 = k.nativeEntry(65);
+  NativeEntry at65 = k.nativeEntry(1, 65);
   EXPECT_NE(at65, generic);
-  EXPECT_EQ(k.nativeEntry(65), at65);
-  EXPECT_NE(k.nativeEntry(1024), generic);
-  EXPECT_NE(k.nativeEntry(1), generic);
-  EXPECT_EQ(k.nativeEntry(1025), generic);
-  EXPECT_EQ(k.nativeEntry(0), generic);
-  EXPECT_EQ(k.nativeEntry(-3), generic);
+  EXPECT_EQ(k.nativeEntry(1, 65), at65);
+  EXPECT_NE(k.nativeEntry(1, 1024), generic);
+  EXPECT_NE(k.nativeEntry(1, 1), generic);
+  EXPECT_EQ(k.nativeEntry(1, 1025), generic);
+  EXPECT_EQ(k.nativeEntry(1, 0), generic);
+  EXPECT_EQ(k.nativeEntry(1, -3), generic);
 
   Kernel off = compile(library::rmsNorm(), withSpecialization(false));
-  EXPECT_EQ(off.nativeEntry(65), off.nativeEntry());
+  EXPECT_EQ(off.nativeEntry(1, 65), off.nativeEntry());
 }
 
 // Before: nine distinct short column counts. Expected: eight specialised
@@ -91,11 +92,11 @@ TEST(ColumnEntries, AtMostEightPerKernel) {
   Kernel k = compile(library::swiglu(), withSpecialization(true));
   std::set<NativeEntry> seen;
   for (int64_t c = 1; c <= 8; ++c)
-    seen.insert(k.nativeEntry(c));
+    seen.insert(k.nativeEntry(1, c));
   EXPECT_EQ(seen.size(), 8u);
   EXPECT_EQ(seen.count(k.nativeEntry()), 0u);
-  EXPECT_EQ(k.nativeEntry(9), k.nativeEntry());
-  EXPECT_EQ(k.nativeEntry(5), k.nativeEntry(5)); // built ones stay
+  EXPECT_EQ(k.nativeEntry(1, 9), k.nativeEntry());
+  EXPECT_EQ(k.nativeEntry(1, 5), k.nativeEntry(1, 5)); // built ones stay
 }
 
 // Before: threads asking for the same and different column counts at once.
@@ -107,16 +108,16 @@ TEST(ColumnEntries, ConcurrentRequestsAgree) {
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t)
     threads.emplace_back([&, t] {
-      got[2 * t] = k.nativeEntry(17);
-      got[2 * t + 1] = k.nativeEntry(18 + t % 2);
+      got[2 * t] = k.nativeEntry(1, 17);
+      got[2 * t + 1] = k.nativeEntry(1, 18 + t % 2);
     });
   for (std::thread &t : threads)
     t.join();
   for (int t = 0; t < kThreads; ++t) {
-    EXPECT_EQ(got[2 * t], k.nativeEntry(17));
-    EXPECT_EQ(got[2 * t + 1], k.nativeEntry(18 + t % 2));
+    EXPECT_EQ(got[2 * t], k.nativeEntry(1, 17));
+    EXPECT_EQ(got[2 * t + 1], k.nativeEntry(1, 18 + t % 2));
   }
-  EXPECT_NE(k.nativeEntry(18), k.nativeEntry(19));
+  EXPECT_NE(k.nativeEntry(1, 18), k.nativeEntry(1, 19));
 }
 
 // Runs `k` on a fresh case and returns every output's bits (row padding
@@ -154,7 +155,7 @@ TEST(ColumnEntries, SameBitsAsTheGenericEntry) {
             SCOPED_TRACE(testing::Message()
                          << name << " W=" << lanes << " " << rows << "x" << cols << " pad " << pad);
             // A ninth C runs generic code: the first eight are the test.
-            used += special.nativeEntry(cols) != special.nativeEntry();
+            used += special.nativeEntry(1, cols) != special.nativeEntry();
             EXPECT_EQ(outputsOf(special, p, {rows, cols}, pad),
                       outputsOf(generic, p, {rows, cols}, pad));
           }
@@ -179,7 +180,7 @@ TEST(ColumnEntries, InPlaceCalls) {
           break;
         }
       SCOPED_TRACE(test::describe(l));
-      EXPECT_NE(k.nativeEntry(cols), k.nativeEntry());
+      EXPECT_NE(k.nativeEntry(1, cols), k.nativeEntry());
       EXPECT_TRUE(test::runAliased(k, l, 5));
     }
   }

@@ -85,9 +85,13 @@ void sweep(const Program &program, bool halfWidthOutput) {
   }
 }
 
-TEST(InPlace, GuardedWriteAheadStagesTheRow) { sweep(test::writeAheadProgram(), false); }
+TEST(InPlace, GuardedWriteAheadStagesTheRow) {
+  sweep(test::writeAheadProgram(), false);
+}
 
-TEST(InPlace, ProvedWriteBehindReadsDirectly) { sweep(test::writeBehindProgram(), true); }
+TEST(InPlace, ProvedWriteBehindReadsDirectly) {
+  sweep(test::writeBehindProgram(), true);
+}
 
 TEST(InPlace, RopeWithUnjoinedTraversalsFiresItsGuard) {
   // fuse_outputs off: y's first half is written before x's first half is
@@ -116,8 +120,8 @@ TEST(InPlace, RopeWithUnjoinedTraversalsFiresItsGuard) {
     compile(rope, o).run(in, out);
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t c = 0; c < cols; ++c)
-        ASSERT_NEAR(xy[r * cols + c], ref.at(r, c), 1e-5) << "W=" << lanes << " y[" << r << ","
-                                                          << c << "]";
+        ASSERT_NEAR(xy[r * cols + c], ref.at(r, c), 1e-5)
+            << "W=" << lanes << " y[" << r << "," << c << "]";
   }
 }
 

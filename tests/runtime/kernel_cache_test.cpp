@@ -180,8 +180,8 @@ TEST(KernelCacheCapacity, ParsesBytesWithBinarySuffixes) {
 }
 
 TEST(KernelCacheCapacity, RejectsAnythingElseNamingTheVariable) {
-  for (const char *bad : {"", "abc", "-1", "5X", "5MB", " 5", "1e6", "99999999999999999999",
-                          "17179869184G"}) {
+  for (const char *bad :
+       {"", "abc", "-1", "5X", "5MB", " 5", "1e6", "99999999999999999999", "17179869184G"}) {
     try {
       parseCacheCapacity("LANEJIT_KERNEL_CACHE_BYTES", bad);
       ADD_FAILURE() << "accepted '" << bad << "'";

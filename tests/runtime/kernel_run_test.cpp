@@ -44,8 +44,9 @@ TEST(KernelRun, RejectsWrongShapes) {
   // Wrong number of buffers.
   EXPECT_NE(runError(k, {m(x.data(), 17, 66)}, {m(y.data(), 17, 66)}), "");
   // Stride smaller than the row.
-  EXPECT_NE(runError(k, {BufferRef::matrix(x.data(), 17, 66, 60), m(cs.data(), 17, 33),
-                         m(cs.data(), 17, 33)},
+  EXPECT_NE(runError(k,
+                     {BufferRef::matrix(x.data(), 17, 66, 60), m(cs.data(), 17, 33),
+                      m(cs.data(), 17, 33)},
                      {m(y.data(), 17, 66)}),
             "");
 }
@@ -53,8 +54,9 @@ TEST(KernelRun, RejectsWrongShapes) {
 TEST(KernelRun, RejectsNullPointers) {
   Kernel k = compile(library::swiglu());
   std::vector<float> x(4 * 8), y(4 * 8);
-  std::string msg = runError(k, {BufferRef::matrix(x.data(), 4, 8), BufferRef::matrix(nullptr, 4, 8)},
-                             {BufferRef::matrix(y.data(), 4, 8)});
+  std::string msg =
+      runError(k, {BufferRef::matrix(x.data(), 4, 8), BufferRef::matrix(nullptr, 4, 8)},
+               {BufferRef::matrix(y.data(), 4, 8)});
   EXPECT_NE(msg.find("'u'"), std::string::npos) << msg;
   msg = runError(k, {BufferRef::matrix(x.data(), 4, 8), BufferRef::matrix(x.data(), 4, 8)},
                  {BufferRef::matrix(nullptr, 4, 8)});
@@ -68,9 +70,9 @@ TEST(KernelRun, RejectsOverlappingOutputs) {
   b.output("b", in + 1.0f);
   Kernel k = compile(b.build());
   std::vector<float> x(4 * 8), out(4 * 8 + 3);
-  std::string msg = runError(k, {BufferRef::matrix(x.data(), 4, 8)},
-                             {BufferRef::matrix(out.data(), 4, 8),
-                              BufferRef::matrix(out.data() + 3, 4, 8)});
+  std::string msg =
+      runError(k, {BufferRef::matrix(x.data(), 4, 8)},
+               {BufferRef::matrix(out.data(), 4, 8), BufferRef::matrix(out.data() + 3, 4, 8)});
   EXPECT_NE(msg.find("overlap"), std::string::npos) << msg;
 }
 
@@ -113,8 +115,8 @@ TEST(KernelRun, AliasedInputsGiveTheUnaliasedAnswer) {
       if (p.inputs[input].kind != ParamKind::RowTensor || p.inputs[input].cols != Dim::C())
         continue;
       const int64_t half = shape.cols / 2, row = shape.cols;
-      for (int64_t offset : {int64_t(0), int64_t(1), int64_t(-1), W - 1, 1 - W, W, -W, half, -half,
-                             row, -row})
+      for (int64_t offset :
+           {int64_t(0), int64_t(1), int64_t(-1), W - 1, 1 - W, W, -W, half, -half, row, -row})
         checkAliased(p, shape, static_cast<int>(input), offset);
     }
   }

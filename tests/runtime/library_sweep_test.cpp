@@ -18,7 +18,8 @@ struct Config {
   int lanes;
   bool spec;
 };
-constexpr Config kConfigs[] = {{4, true}, {4, false}, {8, true}, {8, false}, {16, true}, {16, false}};
+constexpr Config kConfigs[] = {{4, true},  {4, false}, {8, true},
+                               {8, false}, {16, true}, {16, false}};
 
 class LibrarySweep : public ::testing::TestWithParam<std::string> {
 protected:

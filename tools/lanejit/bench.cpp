@@ -24,7 +24,7 @@ struct BenchArgs {
   bool no_progress = false;
   bool aot = false;
   bool threads_given = false;
-  std::string case_set; // --cases: default or decode
+  std::string case_set; // --cases: default, decode or narrow
   int threads = 0;      // --threads; 0: the affinity count
 };
 
@@ -66,6 +66,8 @@ bench::BenchOptions optionsOf(const BenchArgs &args) {
   options.threads = args.threads;
   if (args.case_set == "decode")
     options.cases = bench::decodeCases();
+  if (args.case_set == "narrow")
+    options.cases = bench::narrowCases();
   if (!args.cases.empty() || !args.programs.empty()) {
     if (!args.case_set.empty())
       throw Error(Error::Kind::Bind, "bench: --cases and --case/--program exclude each other");
@@ -107,12 +109,15 @@ std::function<int()> addBenchCommand(CLI::App &app) {
       ->add_option("--variants", args->variants,
                    "keep only these variants, e.g. lanejit,naive (default: all)")
       ->delimiter(',');
-  bench->add_option("--cases", args->case_set,
-                    "a case set: default (the seed's shapes) or decode (few long rows)")
-      ->check(CLI::IsMember({"default", "decode"}));
-  bench->add_option("--threads", args->threads,
-                    "top thread count N: lanejit-t2 .. lanejit-tN and the peers at those counts "
-                    "(default: the CPU affinity count; 1: single-thread only)")
+  bench
+      ->add_option("--cases", args->case_set,
+                   "a case set: default (the seed's shapes), decode (few long rows) or narrow "
+                   "(rows of 8 and 64 columns)")
+      ->check(CLI::IsMember({"default", "decode", "narrow"}));
+  bench
+      ->add_option("--threads", args->threads,
+                   "top thread count N: lanejit-t2 .. lanejit-tN and the peers at those counts "
+                   "(default: the CPU affinity count; 1: single-thread only)")
       ->each([args](const std::string &) { args->threads_given = true; });
   bench->add_option("--out", args->out, "bundle directory (default out/bench-<UTC time>)");
   bench->add_flag("--no-progress", args->no_progress, "no progress lines on stderr");

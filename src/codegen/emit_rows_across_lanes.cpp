@@ -1,0 +1,374 @@
+#include "codegen/emit_rows_across_lanes.h"
+
+#include "codegen/emit_ops.h"
+#include "codegen/emit_packet.h"
+
+#include <lanejit/bind.h>
+#include <lanejit/error.h>
+#include <lanejit/launch_abi.h>
+
+#include <llvm/IR/Function.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <map>
+#include <unordered_map>
+#include <vector>
+
+namespace lanejit::codegen {
+namespace {
+
+using llvm::Value;
+
+class RowsEmitter {
+public:
+  RowsEmitter(const lower::KernelPlan &plan, llvm::Module &module, const CodegenTarget &target,
+              int64_t cols)
+      : plan_(plan), program_(plan.program), module_(module), ctx_(module.getContext()),
+        target_(target), b_(ctx_), W_(plan.lanes), cols_(cols) {}
+
+  llvm::Function *emit(const std::string &name);
+
+private:
+  int64_t dim(const Dim &d) const { return evaluateDim(d, cols_, "rows across lanes"); }
+  llvm::Type *f32() { return b_.getFloatTy(); }
+  llvm::Constant *i64s(const std::vector<int64_t> &values);
+
+  void createFunction(const std::string &name);
+  // for (r = begin; r < end; r += step) body(r).
+  void emitLoop(Value *begin, Value *end, int64_t step, const std::function<void(Value *)> &body);
+
+  // One block of W rows from row0: all W rows (activeRows null: plain
+  // loads and stores), or the first activeRows (masked row loads and
+  // stores); both transpose W x W chunks in registers.
+  void emitBlock(Value *row0, Value *activeRows);
+
+  Value *value(const Expr &e, int64_t column);
+  Value *uniformValue(const Expr &e);
+  Value *reduce(const Node &n);
+  // Column `column` of row tensor `buffer` across the block's rows.
+  Value *rowColumn(int buffer, int64_t column);
+  Value *rowPointer(int buffer, int row);
+  // The lanes of a masked row load or store: row < activeRows_, column < count.
+  Value *rowMask(int row, int64_t count);
+
+  // W vectors of W elements: the transpose (a butterfly of 2-input shuffles).
+  std::vector<Value *> transpose(std::vector<Value *> m);
+  void storeRows(int output, const std::map<int64_t, Value *> &columns);
+
+  const lower::KernelPlan &plan_;
+  const Program &program_;
+  llvm::Module &module_;
+  llvm::LLVMContext &ctx_;
+  const CodegenTarget &target_;
+  llvm::IRBuilder<> b_;
+  const int W_;
+  const int64_t cols_;
+  llvm::Function *fn_ = nullptr;
+  std::vector<Value *> bases_, strides_;
+
+  // The block being emitted.
+  Value *row0_ = nullptr, *activeRows_ = nullptr, *rows64_ = nullptr;
+  std::map<std::pair<const Node *, int64_t>, Value *> lane_;
+  std::unordered_map<const Node *, Value *> uniform_;
+  std::map<std::pair<int, int64_t>, std::vector<Value *>> chunks_; // (buffer, chunk) -> columns
+  std::map<std::pair<int, int>, Value *> rowPointers_;
+};
+
+llvm::Constant *RowsEmitter::i64s(const std::vector<int64_t> &values) {
+  std::vector<llvm::Constant *> c;
+  for (int64_t v : values)
+    c.push_back(b_.getInt64(v));
+  return llvm::ConstantVector::get(c);
+}
+
+void RowsEmitter::createFunction(const std::string &name) {
+  llvm::Type *ptr = llvm::PointerType::get(ctx_, 0);
+  llvm::Type *i64 = b_.getInt64Ty();
+  fn_ = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), {ptr, i64, i64}, false),
+                               llvm::Function::ExternalLinkage, name, module_);
+  fn_->addFnAttr(llvm::Attribute::NoFree);
+  fn_->addFnAttr(llvm::Attribute::NoUnwind);
+  if (!target_.cpu.empty())
+    fn_->addFnAttr("target-cpu", target_.cpu);
+  if (!target_.features.empty())
+    fn_->addFnAttr("target-features", target_.features);
+  // As the packet-local entry: packets stay whole registers.
+  std::string width = std::to_string(W_ * 32);
+  fn_->addFnAttr("min-legal-vector-width", width);
+  fn_->addFnAttr("prefer-vector-width", width);
+  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn_));
+
+  Value *args = fn_->getArg(0);
+  auto field = [&](llvm::Type *type, size_t offset, const char *n) {
+    return b_.CreateLoad(type, b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), args, offset), n);
+  };
+  Value *buffers = field(ptr, offsetof(lanejit_launch_args, buffers), "buffers");
+  Value *strides = field(ptr, offsetof(lanejit_launch_args, row_strides), "row_strides");
+  size_t count = program_.inputs.size() + program_.outputs.size();
+  for (size_t i = 0; i < count; ++i) {
+    bases_.push_back(b_.CreateLoad(ptr, b_.CreateConstInBoundsGEP1_64(ptr, buffers, i)));
+    strides_.push_back(b_.CreateLoad(i64, b_.CreateConstInBoundsGEP1_64(i64, strides, i)));
+  }
+}
+
+void RowsEmitter::emitLoop(Value *begin, Value *end, int64_t step,
+                           const std::function<void(Value *)> &body) {
+  llvm::BasicBlock *pre = b_.GetInsertBlock();
+  auto *header = llvm::BasicBlock::Create(ctx_, "rows.header", fn_);
+  auto *bodyBlock = llvm::BasicBlock::Create(ctx_, "rows.body", fn_);
+  auto *exit = llvm::BasicBlock::Create(ctx_, "rows.exit", fn_);
+  b_.CreateBr(header);
+  b_.SetInsertPoint(header);
+  llvm::PHINode *iv = b_.CreatePHI(b_.getInt64Ty(), 2, "row0");
+  iv->addIncoming(begin, pre);
+  b_.CreateCondBr(b_.CreateICmpSLT(iv, end), bodyBlock, exit);
+  b_.SetInsertPoint(bodyBlock);
+  body(iv);
+  iv->addIncoming(b_.CreateAdd(iv, b_.getInt64(step)), b_.GetInsertBlock());
+  b_.CreateBr(header);
+  b_.SetInsertPoint(exit);
+}
+
+llvm::Function *RowsEmitter::emit(const std::string &name) {
+  createFunction(name);
+  Value *begin = fn_->getArg(1), *end = fn_->getArg(2);
+  // Full blocks over [begin, fullEnd), then one block of the rest.
+  Value *count = b_.CreateSub(end, begin);
+  count = b_.CreateSelect(b_.CreateICmpSGT(count, b_.getInt64(0)), count, b_.getInt64(0));
+  Value *fullEnd =
+      b_.CreateAdd(begin, b_.CreateMul(b_.CreateUDiv(count, b_.getInt64(W_)), b_.getInt64(W_)));
+  emitLoop(begin, fullEnd, W_, [&](Value *row0) { emitBlock(row0, nullptr); });
+  auto *tail = llvm::BasicBlock::Create(ctx_, "tail", fn_);
+  auto *done = llvm::BasicBlock::Create(ctx_, "done", fn_);
+  b_.CreateCondBr(b_.CreateICmpSLT(fullEnd, end), tail, done);
+  b_.SetInsertPoint(tail);
+  emitBlock(fullEnd, b_.CreateSub(end, fullEnd, "active_rows"));
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+  b_.CreateRetVoid();
+  return fn_;
+}
+
+void RowsEmitter::emitBlock(Value *row0, Value *activeRows) {
+  row0_ = row0;
+  activeRows_ = activeRows;
+  lane_.clear();
+  uniform_.clear();
+  chunks_.clear();
+  rowPointers_.clear();
+  std::vector<int64_t> ids;
+  for (int i = 0; i < W_; ++i)
+    ids.push_back(i);
+  rows64_ = b_.CreateAdd(b_.CreateVectorSplat(W_, row0), i64s(ids), "rows");
+
+  // Every value first, so every load of the block precedes its first store.
+  std::vector<std::map<int64_t, Value *>> written(program_.outputs.size());
+  for (const Write &w : program_.writes) {
+    int64_t begin = dim(w.begin), len = dim(w.len);
+    for (int64_t j = 0; j < len; ++j)
+      written[w.output][begin + j] =
+          emitCanonicalNaN(b_, w.value->rowUniform() ? uniformValue(w.value) : value(w.value, j));
+  }
+  for (size_t o = 0; o < written.size(); ++o)
+    storeRows(static_cast<int>(o), written[o]);
+}
+
+Value *RowsEmitter::value(const Expr &e, int64_t column) {
+  if (e->rowUniform())
+    return uniformValue(e);
+  if (auto it = lane_.find({e.get(), column}); it != lane_.end())
+    return it->second;
+  Value *v = nullptr;
+  switch (e->kind) {
+  case NodeKind::Load: {
+    int64_t at = dim(e->begin) + column;
+    if (program_.inputs.at(e->param).kind == ParamKind::RowTensor) {
+      v = rowColumn(e->param, at);
+    } else { // a column vector: one element for every row
+      Value *ptr = b_.CreateConstInBoundsGEP1_64(f32(), bases_.at(e->param), at);
+      v = b_.CreateVectorSplat(W_, b_.CreateAlignedLoad(f32(), ptr, llvm::Align(4)));
+    }
+  } break;
+  case NodeKind::ColIndex:
+    v = b_.CreateVectorSplat(W_, b_.getInt32(static_cast<int32_t>(dim(e->begin) + column)));
+    break;
+  case NodeKind::Slice: v = value(e->args[0], dim(e->begin) + column); break;
+  default: {
+    std::vector<Value *> operands;
+    for (const Expr &a : e->args)
+      operands.push_back(value(a, column));
+    v = emitElementwise(b_, *e, operands, target_.math);
+  } break;
+  }
+  lane_.emplace(std::make_pair(e.get(), column), v);
+  return v;
+}
+
+Value *RowsEmitter::uniformValue(const Expr &e) {
+  if (auto it = uniform_.find(e.get()); it != uniform_.end())
+    return it->second;
+  Value *v = nullptr;
+  switch (e->kind) {
+  case NodeKind::Const: {
+    llvm::Constant *c = e->type == DType::F32
+                            ? static_cast<llvm::Constant *>(llvm::ConstantFP::get(f32(), e->value))
+                        : e->type == DType::I32 ? b_.getInt32(static_cast<int32_t>(e->value))
+                                                : b_.getInt1(e->value != 0);
+    v = llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(W_), c);
+  } break;
+  case NodeKind::DimValue:
+    v = b_.CreateVectorSplat(W_, b_.getInt32(static_cast<int32_t>(dim(e->begin))));
+    break;
+  case NodeKind::Load: // a scalar input
+    v = b_.CreateVectorSplat(
+        W_, b_.CreateAlignedLoad(valueType(ctx_, e->type, 0), bases_.at(e->param), llvm::Align(4)));
+    break;
+  case NodeKind::RowIndex: v = b_.CreateTrunc(rows64_, valueType(ctx_, DType::I32, W_)); break;
+  case NodeKind::Reduce: v = reduce(*e); break;
+  default: {
+    std::vector<Value *> operands;
+    for (const Expr &a : e->args)
+      operands.push_back(uniformValue(a));
+    v = emitElementwise(b_, *e, operands, target_.math);
+  } break;
+  }
+  uniform_.emplace(e.get(), v);
+  return v;
+}
+
+// The packet-local order (lower::kReductionLanes): column c folds into
+// virtual lane c mod 64, lanes start at the identity, and the lanes are
+// combined by the halving tree v[i] = v[i] op v[i+s], s = 32, ..., 1. A
+// lane past the row's columns holds the identity all along, so an
+// operation with it as the right operand leaves v[i] bit for bit: skipped.
+Value *RowsEmitter::reduce(const Node &n) {
+  const Expr &arg = n.args[0];
+  ReduceOp op = n.reduceOp();
+  int64_t len = dim(*arg->len);
+  llvm::Type *type = valueType(ctx_, arg->type, W_);
+  Value *identity = reductionIdentity(type, op);
+  int64_t used = std::min<int64_t>(len, lower::kReductionLanes);
+  std::vector<Value *> v(static_cast<size_t>(used), identity);
+  for (int64_t i = 0; i < used; ++i)
+    for (int64_t c = i; c < len; c += lower::kReductionLanes)
+      v[i] = emitReductionStep(b_, op, v[i], value(arg, c));
+  for (int64_t s = lower::kReductionLanes / 2; s >= 1; s /= 2)
+    for (int64_t i = 0; i < s && i + s < used; ++i)
+      v[i] = emitReductionStep(b_, op, v[i], v[i + s]);
+  Value *result = used > 0 ? v[0] : identity;
+  if (op == ReduceOp::Mean) // as the packet-local combine: one division by float(len)
+    result = b_.CreateFDiv(
+        result, llvm::ConstantFP::get(type, static_cast<double>(static_cast<float>(len))));
+  return result;
+}
+
+Value *RowsEmitter::rowPointer(int buffer, int row) {
+  auto [it, fresh] = rowPointers_.try_emplace({buffer, row}, nullptr);
+  if (fresh) {
+    Value *index = b_.CreateMul(b_.CreateAdd(row0_, b_.getInt64(row)), strides_.at(buffer));
+    it->second = b_.CreateInBoundsGEP(f32(), bases_.at(buffer), index);
+  }
+  return it->second;
+}
+
+// A row's chunk of W columns [chunk * W, + count): a plain load in a
+// full block, else a masked one that touches nothing past `count` columns
+// or in rows past the block's end.
+Value *RowsEmitter::rowMask(int row, int64_t count) {
+  Value *live = b_.CreateICmpSLT(b_.getInt64(row), activeRows_);
+  Value *lanes = b_.CreateICmpSLT(
+      laneIds(ctx_, W_), b_.CreateVectorSplat(W_, b_.getInt32(static_cast<int32_t>(count))));
+  return b_.CreateAnd(b_.CreateVectorSplat(W_, live), lanes);
+}
+
+Value *RowsEmitter::rowColumn(int buffer, int64_t column) {
+  llvm::Type *packet = valueType(ctx_, DType::F32, W_);
+  // W rows of this chunk of columns, loaded and transposed once.
+  int64_t chunk = column / W_;
+  auto [it, fresh] = chunks_.try_emplace({buffer, chunk});
+  if (fresh) {
+    int64_t width = dim(program_.inputs.at(buffer).cols);
+    int64_t count = std::min<int64_t>(W_, width - chunk * W_);
+    std::vector<Value *> rows;
+    for (int r = 0; r < W_; ++r) {
+      Value *ptr = b_.CreateConstInBoundsGEP1_64(f32(), rowPointer(buffer, r), chunk * W_);
+      if (!activeRows_ && count == W_) {
+        rows.push_back(b_.CreateAlignedLoad(packet, ptr, llvm::Align(4)));
+        continue;
+      }
+      if (activeRows_) {
+        rows.push_back(b_.CreateMaskedLoad(packet, ptr, llvm::Align(4), rowMask(r, count),
+                                           llvm::Constant::getNullValue(packet)));
+        continue;
+      }
+      // A partial chunk of a full block: only its columns are read, then widened.
+      llvm::Type *part = llvm::FixedVectorType::get(f32(), static_cast<unsigned>(count));
+      std::vector<int> widen;
+      for (int i = 0; i < W_; ++i)
+        widen.push_back(i < count ? i : -1);
+      rows.push_back(
+          b_.CreateShuffleVector(b_.CreateAlignedLoad(part, ptr, llvm::Align(4)), widen));
+    }
+    it->second = transpose(std::move(rows));
+  }
+  return it->second.at(static_cast<size_t>(column % W_));
+}
+
+std::vector<Value *> RowsEmitter::transpose(std::vector<Value *> m) {
+  // Stage d swaps bit d of the row and the column index of every element:
+  // rows i and i+d exchange their off-diagonal d-blocks.
+  for (int d = W_ / 2; d >= 1; d /= 2)
+    for (int i = 0; i < W_; ++i) {
+      if (i & d)
+        continue;
+      std::vector<int> lo, hi;
+      for (int k = 0; k < W_; ++k) {
+        lo.push_back(k & d ? W_ + k - d : k);
+        hi.push_back(k & d ? W_ + k : k + d);
+      }
+      Value *a = m[i], *c = m[i + d];
+      m[i] = b_.CreateShuffleVector(a, c, lo);
+      m[i + d] = b_.CreateShuffleVector(a, c, hi);
+    }
+  return m;
+}
+
+void RowsEmitter::storeRows(int output, const std::map<int64_t, Value *> &columns) {
+  int buffer = static_cast<int>(program_.inputs.size()) + output;
+  int64_t width = dim(program_.outputs.at(output).cols);
+  llvm::Type *packet = valueType(ctx_, DType::F32, W_);
+  for (int64_t chunk = 0; chunk * W_ < width; ++chunk) {
+    int64_t count = std::min<int64_t>(W_, width - chunk * W_);
+    std::vector<Value *> m;
+    for (int k = 0; k < W_; ++k) {
+      auto it = columns.find(chunk * W_ + k);
+      m.push_back(it != columns.end() ? it->second : llvm::PoisonValue::get(packet));
+    }
+    m = transpose(std::move(m));
+    std::vector<int> narrow;
+    for (int i = 0; i < count; ++i)
+      narrow.push_back(i);
+    for (int r = 0; r < W_; ++r) {
+      Value *ptr = b_.CreateConstInBoundsGEP1_64(f32(), rowPointer(buffer, r), chunk * W_);
+      if (activeRows_)
+        b_.CreateMaskedStore(m[r], ptr, llvm::Align(4), rowMask(r, count));
+      else if (count == W_)
+        b_.CreateAlignedStore(m[r], ptr, llvm::Align(4));
+      else
+        b_.CreateAlignedStore(b_.CreateShuffleVector(m[r], narrow), ptr, llvm::Align(4));
+    }
+  }
+}
+
+} // namespace
+
+llvm::Function *emitRowsAcrossLanes(const lower::KernelPlan &plan, llvm::Module &module,
+                                    const CodegenTarget &target, const std::string &name,
+                                    int64_t cols) {
+  return RowsEmitter(plan, module, target, cols).emit(name);
+}
+
+} // namespace lanejit::codegen

@@ -1,0 +1,31 @@
+// The mapping rule: for which column counts a kernel runs rows across lanes
+// (codegen/emit_rows_across_lanes.h: each lane one whole row) instead of
+// packet-local (one row over a packet's lanes). Decided once per kernel
+// from its plan; a call then compares its C with the limit. Both mappings
+// give the same bits, so the rule only decides speed
+// (docs/architecture.md, "Mappings").
+#pragma once
+
+#include "lower/plan.h"
+
+#include <cstdint>
+#include <string>
+
+namespace lanejit::lower {
+
+// The widest row the rows-across-lanes entry is compiled for: its code
+// grows with C (every column is emitted), and from a few packets per row
+// on, packet-local rows use every lane anyway.
+constexpr int64_t kMaxRowsAcrossLanesColumns = 64;
+
+struct MappingRule {
+  // Rows across lanes for calls with 1 <= C <= max_cols and at least
+  // min_rows rows (one packet of rows: fewer run one masked block).
+  int64_t max_cols = 0, min_rows = 0;
+  std::string reason; // why, for the compile report and `lanejit explain`
+};
+
+// `enabled`: the rows_across_lanes switch.
+MappingRule chooseMapping(const KernelPlan &plan, bool enabled);
+
+} // namespace lanejit::lower

@@ -12,7 +12,6 @@
 
 #include <lanejit/kernel.h>
 
-#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>

@@ -8,7 +8,6 @@
 
 #include <lanejit/kernel.h>
 
-#include <array>
 #include <atomic>
 #include <memory>
 #include <mutex>

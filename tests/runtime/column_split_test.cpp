@@ -10,6 +10,7 @@
 #include "runtime/column_split.h"
 #include "runtime/parallel_launch.h"
 #include "runtime/thread_pool.h"
+#include "support/output_bits.h"
 #include "support/testing.h"
 
 #include <lanejit/dsl.h>
@@ -43,14 +44,9 @@ struct SplitEverything {
   }
 };
 
-using Outputs = std::vector<std::vector<float>>;
-
-Outputs outputsOf(const check::Case &c) {
-  Outputs out;
-  for (const check::GuardedBuffer &b : c.outputs)
-    out.emplace_back(b.data(), b.data() + b.elements());
-  return out;
-}
+using test::Outputs;
+using test::outputsOf;
+using test::sameBits;
 
 Outputs runWith(const Kernel &k, check::Case &c, int threads) {
   for (check::GuardedBuffer &b : c.outputs)
@@ -59,16 +55,6 @@ Outputs runWith(const Kernel &k, check::Case &c, int threads) {
   for (const check::GuardedBuffer &b : c.outputs)
     EXPECT_TRUE(b.guardsIntact()) << "threads=" << threads;
   return outputsOf(c);
-}
-
-bool sameBits(const Outputs &a, const Outputs &b) {
-  if (a.size() != b.size())
-    return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (a[i].size() != b[i].size() ||
-        std::memcmp(a[i].data(), b[i].data(), a[i].size() * sizeof(float)) != 0)
-      return false;
-  return true;
 }
 
 bool targetHas(int lanes) {

@@ -6,6 +6,7 @@
 // kernel's outputs, within 5e-5 of the FP64 oracle; on 1-3 threads, in
 // place (exactly aliased) and with padded rows; the rule and the report.
 #include "support/aliased_call.h"
+#include "support/output_bits.h"
 #include "support/testing.h"
 
 #include "runtime/kernel_impl.h"
@@ -34,21 +35,9 @@ struct ForceRowsAcrossLanes {
   ~ForceRowsAcrossLanes() { forceRowsAcrossLanes(false); }
 };
 
-using Outputs = std::vector<std::vector<float>>;
-
-Outputs outputsOf(const check::Case &c) {
-  Outputs out;
-  for (const check::GuardedBuffer &b : c.outputs)
-    out.emplace_back(b.data(), b.data() + b.elements());
-  return out;
-}
-
-::testing::AssertionResult sameBits(const Outputs &a, const Outputs &b) {
-  for (size_t o = 0; o < a.size(); ++o)
-    if (!a[o].empty() && std::memcmp(a[o].data(), b[o].data(), a[o].size() * sizeof(float)))
-      return ::testing::AssertionFailure() << "output " << o << " differs bitwise";
-  return ::testing::AssertionSuccess();
-}
+using test::Outputs;
+using test::outputsOf;
+using test::sameBits;
 
 CompileOptions withLanes(int lanes, bool rowsAcrossLanes) {
   CompileOptions o = test::targetOptions();

@@ -181,6 +181,12 @@ std::vector<LanejitConfig> lanejitConfigs(const ProtocolSettings &protocol,
                      "lanejit native entry for every column count (specialize_columns off: "
                      "no entry compiled for the call's C)",
                      anycols, widest});
+  CompileOptions inlineRest = anycols;
+  inlineRest.leftover_loop = false;
+  configs.push_back({"lanejit-anycols-inline-rest",
+                     "lanejit-anycols with leftover_loop off: a row's leftover full packets as "
+                     "K-1 inlined bodies behind branches",
+                     inlineRest, widest});
   CompileOptions packetLocal = base;
   packetLocal.rows_across_lanes = false;
   configs.push_back({"lanejit-packet-local",

@@ -96,6 +96,12 @@ struct CompileOptions {
   // they are marked llvm.loop.unroll.disable (the plan's K packets per
   // group are already unrolled; LLVM's copies cost compile time).
   bool llvm_loop_unroll = false;
+  // A row's full packets left over after its groups of K (0..K-1 of them)
+  // run in one loop on the accumulators spilled to an array, indexed at
+  // run time. Off: K-1 inlined packet bodies behind branches, which doubled
+  // the code and the compile time of reductions at W = 8 (K = 8). Entries
+  // compiled for their C know how many are left and emit just those.
+  bool leftover_loop = true;
   // Few long rows (fewer rows than threads) are split by column chunks
   // across threads, with the same bits (docs/architecture.md, "Threads").
   // Off: no column-split entry is compiled and such calls split only rows.

@@ -105,6 +105,15 @@ void KernelEmitter::applyTargetAttributes(llvm::Function *fn) {
 
 void KernelEmitter::emitLoop(Value *begin, Value *end, const char *name,
                              const std::function<void(Value *)> &body) {
+  // Bounds known here (an entry compiled for its C) leave no loop to emit
+  // for zero or one iteration: less IR for LLVM to fold away.
+  auto *first = llvm::dyn_cast<llvm::ConstantInt>(begin);
+  auto *last = llvm::dyn_cast<llvm::ConstantInt>(end);
+  if (first && last && last->getSExtValue() <= first->getSExtValue() + 1) {
+    if (last->getSExtValue() > first->getSExtValue())
+      body(begin);
+    return;
+  }
   llvm::BasicBlock *pre = b_.GetInsertBlock();
   auto *header = llvm::BasicBlock::Create(ctx_, std::string(name) + ".header", fn_);
   auto *bodyBlock = llvm::BasicBlock::Create(ctx_, std::string(name) + ".body", fn_);
@@ -136,6 +145,8 @@ void KernelEmitter::emitLoop(Value *begin, Value *end, const char *name,
 
 void KernelEmitter::emitIfElse(Value *cond, const char *name, const std::function<void()> &then,
                                const std::function<void()> &otherwise) {
+  if (auto *known = llvm::dyn_cast<llvm::ConstantInt>(cond))
+    return known->isOne() ? then() : otherwise();
   auto *thenBlock = llvm::BasicBlock::Create(ctx_, std::string(name) + ".then", fn_);
   auto *elseBlock = llvm::BasicBlock::Create(ctx_, std::string(name) + ".else", fn_);
   auto *done = llvm::BasicBlock::Create(ctx_, std::string(name) + ".done", fn_);
@@ -151,6 +162,11 @@ void KernelEmitter::emitIfElse(Value *cond, const char *name, const std::functio
 
 void KernelEmitter::emitIf(Value *cond, const char *name, const std::function<void()> &body,
                            bool unlikely) {
+  if (auto *known = llvm::dyn_cast<llvm::ConstantInt>(cond)) {
+    if (known->isOne())
+      body();
+    return;
+  }
   auto *then = llvm::BasicBlock::Create(ctx_, std::string(name) + ".then", fn_);
   auto *done = llvm::BasicBlock::Create(ctx_, std::string(name) + ".done", fn_);
   llvm::MDNode *weights =

@@ -70,6 +70,12 @@ void KernelEmitter::emitPacket(TraversalState &s, lower::PacketKind kind, Value 
     Value *v = reduced[ri];
     llvm::Type *type = v->getType();
     auto &accs = s.accumulators[ri];
+    if (!s.spilled.empty() && !llvm::isa<llvm::ConstantInt>(acc)) {
+      llvm::Type *array = s.spilled[ri]->getAllocatedType();
+      Value *slot = b_.CreateInBoundsGEP(array, s.spilled[ri], {b_.getInt64(0), acc});
+      b_.CreateStore(emitReductionStep(b_, op, b_.CreateLoad(type, slot), v), slot);
+      continue;
+    }
     // max and min are exactly associative and commutative, so the tail's
     // accumulator cannot change their bits (lower/branchless_tail.cpp).
     bool anyOrder = op == ReduceOp::Max || op == ReduceOp::Min;
@@ -200,20 +206,55 @@ void KernelEmitter::emitChunkedPackets(TraversalState &s, Value *live, Value *gr
       emitPacket(s, t.full, columnOf(packet), live, b_.getInt64(k));
     }
   };
+  auto types = [&](size_t ri) { return valueType(ctx_, t.reductions[ri]->args[0]->type, lanes_); };
+  // Full packets left over after the groups of K go to accumulators
+  // 0..rest-1, and the tail packet (number `full`) to accumulator `rest`.
+  // With rest known (an entry compiled for C), exactly those packets are
+  // emitted. In the generic entry, one loop runs them on the accumulators
+  // spilled to an array, indexed by rest at run time, instead of K-1
+  // inlined bodies behind branches: the same additions into the same
+  // accumulators in a third of the code. An entry compiled for C whose
+  // rows stop at a column bound keeps the branches: it runs hot calls, and
+  // the loop's spill cost masked softmax 17x65 4% (the lane-masked tail of
+  // branchless_tail keeps its own path too).
   auto restAndTail = [&] {
-    // Full packets left over after the groups of K go to accumulators 0..rest-1.
-    for (int k = 0; k + 1 < K; ++k) {
-      emitIf(b_.CreateICmpSGT(rest, b_.getInt64(k)), "rest", [&] {
-        Value *packet = b_.CreateAdd(b_.CreateMul(groups, b_.getInt64(K)), b_.getInt64(k));
-        emitPacket(s, t.full, columnOf(packet), live, b_.getInt64(k));
+    auto *knownRest = llvm::dyn_cast<llvm::ConstantInt>(rest);
+    bool spill =
+        K > 1 && !knownRest && !fixedCols_ && plan_.leftover_loop && !plan_.branchless_tail;
+    if (spill) {
+      if (s.spilled.empty())
+        for (size_t ri = 0; ri < t.reductions.size(); ++ri)
+          s.spilled.push_back(
+              entryAlloca(llvm::ArrayType::get(types(ri), K), "leftover." + std::to_string(ri)));
+      for (size_t ri = 0; ri < t.reductions.size(); ++ri)
+        for (int k = 0; k < K; ++k)
+          b_.CreateStore(b_.CreateLoad(types(ri), s.accumulators[ri][k]),
+                         b_.CreateConstInBoundsGEP2_64(s.spilled[ri]->getAllocatedType(),
+                                                       s.spilled[ri], 0, k));
+      emitLoop(b_.getInt64(0), rest, "rest", [&](Value *k) {
+        Value *packet = b_.CreateAdd(b_.CreateMul(groups, b_.getInt64(K)), k);
+        emitPacket(s, t.full, columnOf(packet), live, k);
       });
+    } else {
+      int known = knownRest ? int(knownRest->getSExtValue()) : K - 1;
+      for (int k = 0; k < known; ++k)
+        emitIf(knownRest ? b_.getTrue() : b_.CreateICmpSGT(rest, b_.getInt64(k)), "rest", [&] {
+          Value *packet = b_.CreateAdd(b_.CreateMul(groups, b_.getInt64(K)), b_.getInt64(k));
+          emitPacket(s, t.full, columnOf(packet), live, b_.getInt64(k));
+        });
     }
     emitIf(b_.CreateICmpNE(tail, b_.getInt64(0)), "tail", [&] {
       emitPacket(s, lower::PacketKind::Masked, columnOf(full), live,
                  K == 1 ? b_.getInt64(0) : rest);
     });
+    if (spill)
+      for (size_t ri = 0; ri < t.reductions.size(); ++ri)
+        for (int k = 0; k < K; ++k)
+          b_.CreateStore(
+              b_.CreateLoad(types(ri), b_.CreateConstInBoundsGEP2_64(
+                                           s.spilled[ri]->getAllocatedType(), s.spilled[ri], 0, k)),
+              s.accumulators[ri][k]);
   };
-  auto types = [&](size_t ri) { return valueType(ctx_, t.reductions[ri]->args[0]->type, lanes_); };
   auto resetAccumulators = [&] {
     for (size_t ri = 0; ri < t.reductions.size(); ++ri)
       for (llvm::AllocaInst *slot : s.accumulators[ri])
@@ -245,16 +286,26 @@ void KernelEmitter::emitChunkedPackets(TraversalState &s, Value *live, Value *gr
     });
     return;
   }
-  // Serial: a row of one chunk runs the unchunked loop. A longer row first
-  // runs its `later` full chunks (out of line: rare), adding each one's
-  // partials to running totals that start at the identity (identity + x is
-  // x, bit for bit); the last chunk is the unchunked loop's remainder, its
-  // partials joined to the totals last.
+  // Serial: the row's chunks in order, each chunk's packets into the
+  // accumulators; a chunk before the last (rare: rows past kChunkColumns)
+  // then adds its partials to running totals that start at the identity
+  // (identity + x is x, bit for bit) and restarts them. The last chunk's
+  // rest and tail join its partials, which join the totals last. A row of
+  // one chunk is exactly the unchunked loop.
   std::vector<std::vector<llvm::AllocaInst *>> totals(t.reductions.size());
   for (size_t ri = 0; ri < t.reductions.size(); ++ri)
     for (int k = 0; k < K; ++k)
       totals[ri].push_back(entryAlloca(types(ri), "total." + std::to_string(ri)));
   Value *isLong = b_.CreateICmpNE(later, b_.getInt64(0), "long_row");
+  auto joinTotals = [&](bool intoTotals) {
+    for (size_t ri = 0; ri < t.reductions.size(); ++ri)
+      for (int k = 0; k < K; ++k) {
+        Value *partial = b_.CreateLoad(types(ri), s.accumulators[ri][k]);
+        Value *total = b_.CreateLoad(types(ri), totals[ri][k]);
+        b_.CreateStore(emitReductionStep(b_, t.reductions[ri]->reduceOp(), total, partial),
+                       intoTotals ? totals[ri][k] : s.accumulators[ri][k]);
+      }
+  };
   emitIf(
       isLong, "long",
       [&] {
@@ -262,34 +313,24 @@ void KernelEmitter::emitChunkedPackets(TraversalState &s, Value *live, Value *gr
           for (int k = 0; k < K; ++k)
             b_.CreateStore(reductionIdentity(types(ri), t.reductions[ri]->reduceOp()),
                            totals[ri][k]);
-        emitLoop(b_.getInt64(0), later, "chunks", [&](Value *j) {
-          Value *first = b_.CreateMul(j, perChunk);
-          emitLoop(first, b_.CreateAdd(first, perChunk), "chunk.packets", groupOfPackets);
-          for (size_t ri = 0; ri < t.reductions.size(); ++ri)
-            for (int k = 0; k < K; ++k) {
-              Value *partial = b_.CreateLoad(types(ri), s.accumulators[ri][k]);
-              Value *total = b_.CreateLoad(types(ri), totals[ri][k]);
-              b_.CreateStore(emitReductionStep(b_, t.reductions[ri]->reduceOp(), total, partial),
-                             totals[ri][k]);
-            }
-          resetAccumulators();
-        });
       },
       /*unlikely=*/true);
-  emitLoop(counts.CreateMul(later, perChunk), groups, "packets", groupOfPackets);
+  emitLoop(b_.getInt64(0), counts.CreateAdd(later, counts.getInt64(1)), "chunks", [&](Value *j) {
+    Value *first = b_.CreateMul(j, perChunk);
+    Value *next = b_.CreateAdd(first, perChunk);
+    emitLoop(first, b_.CreateSelect(b_.CreateICmpSLT(next, groups), next, groups), "packets",
+             groupOfPackets);
+    emitIf(
+        b_.CreateICmpNE(j, later), "chunk.join",
+        [&] {
+          joinTotals(/*intoTotals=*/true);
+          resetAccumulators();
+        },
+        /*unlikely=*/true);
+  });
   restAndTail();
   emitIf(
-      isLong, "long.join",
-      [&] {
-        for (size_t ri = 0; ri < t.reductions.size(); ++ri)
-          for (int k = 0; k < K; ++k) {
-            Value *partial = b_.CreateLoad(types(ri), s.accumulators[ri][k]);
-            Value *total = b_.CreateLoad(types(ri), totals[ri][k]);
-            b_.CreateStore(emitReductionStep(b_, t.reductions[ri]->reduceOp(), total, partial),
-                           s.accumulators[ri][k]);
-          }
-      },
-      /*unlikely=*/true);
+      isLong, "long.join", [&] { joinTotals(/*intoTotals=*/false); }, /*unlikely=*/true);
 }
 
 void KernelEmitter::finishFromPartials(const lower::Traversal &t, int firstSlot) {

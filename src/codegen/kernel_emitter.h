@@ -47,11 +47,13 @@ private:
   }
 
   // for (iv = begin; iv < end; ++iv) body(iv); the builder ends after it.
+  // Constant bounds of zero or one iteration emit no loop.
   void emitLoop(llvm::Value *begin, llvm::Value *end, const char *name,
                 const std::function<void(llvm::Value *)> &body);
 
   // if (cond) body(); the builder ends after it. `unlikely` weighs the
-  // branch so LLVM lays the body out of line.
+  // branch so LLVM lays the body out of line. A constant condition emits
+  // the body or nothing, without a branch (so does emitIfElse).
   void emitIf(llvm::Value *cond, const char *name, const std::function<void()> &body,
               bool unlikely = false);
   // if (cond) then(); else otherwise(); the builder ends after it.
@@ -109,6 +111,9 @@ private:
     // Per accumulator: the tail's lanes when it is the tail's accumulator,
     // no lanes otherwise (empty: the tail picks its accumulator by select).
     std::vector<llvm::Value *> tailMasks;
+    // Per reduction, while the leftover packets run: the accumulators as a
+    // [K x packet] array, indexed by the packet's accumulator at run time.
+    std::vector<llvm::AllocaInst *> spilled;
   };
 
   // One packet: its body (inline or a helper call), then its reductions'

@@ -105,6 +105,7 @@ KernelPlan initialPlan(const Program &program, const CompileOptions &options, in
   plan.uniformity = analysis::analyzeUniformity(program);
   plan.lanes = lanes;
   plan.llvm_loop_unroll = options.llvm_loop_unroll;
+  plan.leftover_loop = options.leftover_loop;
   plan.accumulators = kReductionLanes / lanes;
   plan.block_rows = options.block_rows;
   auto depth = depths(program);

@@ -101,6 +101,8 @@ struct KernelPlan {
   // them llvm.loop.unroll.disable otherwise: the plan's K packets per
   // group are the unrolling that pays).
   bool llvm_loop_unroll = false;
+  // The leftover full packets of a row run in a loop (CompileOptions).
+  bool leftover_loop = true;
   int lanes = 16;
   // Independent packet accumulators per reduction: lanes * accumulators
   // = kReductionLanes for every W, so the reduction order (and so every

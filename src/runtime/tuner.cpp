@@ -29,6 +29,9 @@ constexpr int kMaxRounds = 31;
 // One visit's calls last about this long (shorter when the budget is
 // small, so that a few rounds fit).
 constexpr double kMaxVisitMs = 10, kMinVisitMs = 0.05;
+// Another configuration replaces the untuned one only when its median is
+// below this fraction of the untuned median.
+constexpr double kMinGain = 0.97;
 
 struct Contender {
   size_t index = 0; // into the candidates
@@ -146,16 +149,19 @@ TuneResult tune(const Program &program, TuneShape shape, const CompileOptions &o
   // Compile (the untuned configuration always, the others while the
   // budget lasts) and check each candidate's bits.
   std::vector<Contender> contenders;
+  double longestCompileMs = 0; // a compile starts only when one as long fits
   for (size_t i = 0; i < candidates.size(); ++i) {
-    if (i > 0 && msSince(start) >= settings.budget_ms) {
+    if (i > 0 && msSince(start) + longestCompileMs >= settings.budget_ms) {
       result.notes.push_back("budget spent after compiling " + std::to_string(i) + " of " +
                              std::to_string(candidates.size()) + " candidates");
       break;
     }
+    Clock::time_point compileStart = Clock::now();
     Contender k;
     k.index = i;
     k.impl = runtime::pinnedImpl(program, options, candidates[i], maxW);
     k.entry = entryFor(*k.impl, shape.rows, shape.cols, /*now=*/true);
+    longestCompileMs = std::max(longestCompileMs, msSince(compileStart));
     for (check::GuardedBuffer &b : data.outputs)
       b.fill(std::numeric_limits<float>::quiet_NaN());
     call(k);
@@ -198,16 +204,19 @@ TuneResult tune(const Program &program, TuneShape shape, const CompileOptions &o
     }
     roundMs = msSince(roundStart);
   }
-  double best = 0;
   for (const Contender &k : contenders) {
     TuneResult::Measured &m = result.measured[k.index];
     m.median_ns = median(k.ns);
     m.samples = static_cast<int>(k.ns.size());
-    if (best == 0 || m.median_ns < best) {
-      best = m.median_ns;
+  }
+  // The untuned configuration stays unless another is faster by a margin
+  // that a few noisy samples do not produce.
+  double untunedNs = result.measured[0].median_ns, best = untunedNs;
+  for (const Contender &k : contenders)
+    if (double ns = result.measured[k.index].median_ns; ns < best && ns < kMinGain * untunedNs) {
+      best = ns;
       result.chosen = k.index;
     }
-  }
 
   runtime::TuneIdentity id = runtime::tuneIdentity(options);
   runtime::TuneRecordFile record{program.name,

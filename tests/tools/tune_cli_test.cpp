@@ -78,6 +78,9 @@ TEST_F(TuneCli, ASecondProcessUsesTheRecordAndIgnoresAStaleOne) {
   EXPECT_TRUE(has(explained.out, "shape 64x8: tune record")) << explained.out;
   EXPECT_TRUE(has(explained.out, "(measured at 64x8): " + chose[1].str())) << explained.out;
   EXPECT_TRUE(has(explained.out, "estimated instructions per row")) << explained.out;
+  explained = run("explain lib:rmsnorm --shape 64x8 --json");
+  EXPECT_TRUE(has(explained.out, "\"applies\": true")) << explained.out;
+  EXPECT_TRUE(has(explained.out, "\"choice\": \"" + chose[1].str() + "\"")) << explained.out;
 
   rewriteField(record, "build", "lanejit 0.0.1; another build");
   explained = run("explain lib:rmsnorm --shape 64x8");

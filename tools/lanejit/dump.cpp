@@ -9,6 +9,7 @@
 #include <lanejit/tune.h>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 
@@ -53,7 +54,13 @@ void explainCommand(const std::string &spec, bool json, const CompileOptions &op
     costs.push_back(estimateMappingCost(kernel, shape.cols));
   TunedRecord tuned = findTuned(program, shape, options);
   if (json) {
-    fmt::print("{}", report.json());
+    nlohmann::ordered_json j = nlohmann::ordered_json::parse(report.json());
+    j["tuned"] = {{"shape", shape.str()},
+                  {"found", tuned.found},
+                  {"applies", tuned.applies},
+                  {"choice", tuned.applies ? tuned.choice.name() : ""},
+                  {"message", tuned.message}};
+    fmt::print("{}\n", j.dump(2));
     return;
   }
   fmt::print("{}", report.text());

@@ -76,6 +76,8 @@ public:
   NativeEntry nativeEntry() const;
   // The entry run() uses for calls of rows x cols, with the same contract
   // (it must only be called with args.cols == cols; any row range): the
+  // entry of the configuration a tune record chose for that shape
+  // (lanejit/tune.h), else the
   // rows-across-lanes entry for that C when the kernel's mapping rule picks
   // it (report().mapping), else the packet-local entry compiled for that C
   // when CompileOptions::specialize_columns applies, else nativeEntry().

@@ -117,6 +117,12 @@ struct CompileOptions {
   // entry compiled on the first call at each C. Same bits as packet-local.
   // Off: every call runs packet-local.
   bool rows_across_lanes = true;
+  // Tune on first call: the first call with a C for which the persistent
+  // cache holds no tune record (lanejit/tune.h) measures the candidate
+  // configurations for that shape (up to 1.5 s, once per kernel and C),
+  // records the fastest and runs it. Off: calls use a record when one
+  // exists and never measure. Same bits either way.
+  bool tune_on_first_call = false;
   // Passes (by name, see docs/switches.md) to skip.
   std::vector<std::string> disabled_passes;
   // Print the IR after every pass that changed it, and pass timings, to stderr.

@@ -16,6 +16,13 @@
 namespace lanejit {
 
 struct CompileReport {
+  // Estimated machine instructions per row of each mapping at `cols`
+  // columns, from the plan (lower/choose_mapping.h: opCost weights); what
+  // the mapping rule weighs, not a measurement.
+  struct MappingCost {
+    int64_t cols = 0;
+    double packet_local = 0, rows_across_lanes = 0;
+  };
   struct Mapping {
     std::string kind = "packet-local"; // one row spread over a packet's lanes
     int lanes = 0;                     // W
@@ -27,6 +34,9 @@ struct CompileReport {
     // bits); 0: never. The reason names the rule (docs/architecture.md).
     int64_t rows_across_lanes_max_cols = 0;
     std::string rows_across_lanes_reason;
+    // The estimates at C = 1, 2, 4, ..., 64 (empty when rows across lanes
+    // is off or cannot apply); `lanejit explain --shape` adds its C.
+    std::vector<MappingCost> costs;
   };
   struct Pass {
     std::string name, stage; // stage: "ir" or "lower"

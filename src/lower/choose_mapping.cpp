@@ -31,22 +31,58 @@ double blockCost(const Program &program, int64_t cols) {
   return cost;
 }
 
+int64_t evaluated(const Dim &d, int64_t cols) {
+  return std::max<int64_t>(0, d.evaluate(cols).value_or(0));
+}
+
 } // namespace
 
 MappingRule chooseMapping(const KernelPlan &plan, bool enabled) {
   if (!enabled)
-    return {0, 0, "switch rows_across_lanes off"};
+    return {0, 0, 0, "switch rows_across_lanes off"};
   if (plan.flatten_rows)
-    return {0, 0, "all-elementwise: dense rows already run as one long row (flatten-rows)"};
-  int64_t limit = std::min<int64_t>(kMaxRowsAcrossLanesColumns, kMaxPacketsPerRow * plan.lanes);
-  while (limit > 0 && blockCost(plan.program, limit) > kBlockBudget)
-    --limit;
+    return {0, 0, 0, "all-elementwise: dense rows already run as one long row (flatten-rows)"};
+  int64_t bySize = kMaxRowsAcrossLanesColumns;
+  while (bySize > 0 && blockCost(plan.program, bySize) > kBlockBudget)
+    --bySize;
+  int64_t limit = std::min<int64_t>(bySize, kMaxPacketsPerRow * plan.lanes);
   if (limit == 0)
-    return {0, 0, "the program is too large to emit once per column"};
-  return {limit, plan.lanes,
+    return {0, 0, 0, "the program is too large to emit once per column"};
+  return {limit, plan.lanes, bySize,
           "rows of at most " + std::to_string(kMaxPacketsPerRow) +
               " packets, where a row's set-up, tail and combine cost more than transposing "
               "W x W blocks; fewer rows than W would run one masked block"};
+}
+
+MappingCosts estimateMappingCosts(const KernelPlan &plan, int64_t cols) {
+  MappingCosts costs;
+  double lanes = plan.lanes, logLanes = std::log2(lanes);
+  // Packet-local: each traversal's body per packet (its tail packet costs
+  // a full one, plus building its mask), a row set-up per traversal, and
+  // per reduction the combine of K accumulators and the W-lane tree.
+  for (const Traversal &t : plan.traversals) {
+    double body = double(t.writes.size() + t.materializations.size() + t.reductions.size());
+    for (const Expr &e : laneValuesOf(plan, t))
+      body += plan.readsBack(t, e.get()) ? 1 : opCost(*e);
+    int64_t len = evaluated(t.len, cols);
+    double packets = std::ceil(double(len) / lanes) + (len % plan.lanes ? 1 : 0) * 0.5;
+    costs.packet_local += packets * body + 4;
+    costs.packet_local +=
+        double(t.reductions.size()) * (std::log2(double(plan.accumulators)) + 2 * logLanes);
+  }
+  // Rows across lanes: every node once per column for W rows at once, and
+  // a W x W transpose (W log2 W shuffles) per W columns of each row tensor
+  // read or written, shared by the block's W rows.
+  costs.rows_across_lanes = blockCost(plan.program, cols) / lanes;
+  auto transposes = [&](const Dim &width) {
+    return std::ceil(double(evaluated(width, cols)) / lanes) * logLanes;
+  };
+  for (const Param &p : plan.program.inputs)
+    if (p.kind == ParamKind::RowTensor)
+      costs.rows_across_lanes += transposes(p.cols);
+  for (const Output &o : plan.program.outputs)
+    costs.rows_across_lanes += transposes(o.cols);
+  return costs;
 }
 
 } // namespace lanejit::lower

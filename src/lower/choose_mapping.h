@@ -22,10 +22,25 @@ struct MappingRule {
   // Rows across lanes for calls with 1 <= C <= max_cols and at least
   // min_rows rows (one packet of rows: fewer run one masked block).
   int64_t max_cols = 0, min_rows = 0;
+  // The widest C whose rows-across-lanes entry stays within the code-size
+  // budget, whatever the speed rule says: what the tuner may try
+  // (runtime/tuner.h); 0 when the switch is off or rows are flattened.
+  int64_t max_cols_by_size = 0;
   std::string reason; // why, for the compile report and `lanejit explain`
 };
 
 // `enabled`: the rows_across_lanes switch.
 MappingRule chooseMapping(const KernelPlan &plan, bool enabled);
+
+// Estimated machine instructions per row of each mapping at `cols`
+// columns (opCost weights): packet-local is per traversal (full packets +
+// a masked tail) x body, plus per reduction its combine; rows across lanes
+// is the block's per-column code (blockCost) over its W rows plus each row
+// tensor's transposes. Rough, for the report: it says why the rule decides
+// as it does, it is not what decides (the measured limit is).
+struct MappingCosts {
+  double packet_local = 0, rows_across_lanes = 0;
+};
+MappingCosts estimateMappingCosts(const KernelPlan &plan, int64_t cols);
 
 } // namespace lanejit::lower

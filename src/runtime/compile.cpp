@@ -3,17 +3,17 @@
 #include "runtime/kernel_impl.h"
 
 #include "runtime/kernel_cache.h"
+#include "runtime/lowered.h"
 #include "runtime/persistent_cache.h"
 #include "runtime/report_builder.h"
 
 #include "backend/backend.h"
 #include "lower/choose_mapping.h"
 #include "lower/plan.h"
-#include "passes/pipeline.h"
 
 #include <lanejit/error.h>
 #include <lanejit/text.h>
-#include <lanejit/verify.h>
+#include <lanejit/tune.h>
 
 #include <atomic>
 #include <chrono>
@@ -23,50 +23,6 @@
 
 namespace lanejit {
 namespace {
-
-void checkOptions(const CompileOptions &o) {
-  if (o.lanes != 0 && o.lanes != 4 && o.lanes != 8 && o.lanes != 16)
-    throw Error(Error::Kind::Compile,
-                "lanes must be 4, 8 or 16 for f32 (or 0 for the widest), not " +
-                    std::to_string(o.lanes));
-  if (o.block_rows < 1)
-    throw Error(Error::Kind::Compile, "block_rows must be at least 1");
-  if (o.opt_level < 0 || o.opt_level > 3)
-    throw Error(Error::Kind::Compile, "opt_level must be 0-3");
-}
-
-// Everything lowered for one compile, also used by Kernel::dump.
-struct Lowered {
-  lower::KernelPlan plan;
-  backend::Target target;
-  std::vector<passes::PassRecord> passes;
-};
-
-Lowered lowerProgram(const Program &program, const CompileOptions &options) {
-  backend::Target target = backend::resolveTarget(options.target_cpu, options.target_features);
-  checkOptions(options);
-  verifyOrThrow(program);
-  if (program.inputs.size() + program.outputs.size() > kMaxBuffers)
-    throw Error(Error::Kind::Compile, "a program may have at most " + std::to_string(kMaxBuffers) +
-                                          " inputs and outputs");
-  Lowered l;
-  int lanes = options.lanes ? options.lanes : target.max_lanes;
-  l.plan = passes::runPipeline(program, options, lanes, &l.passes);
-  l.target = std::move(target);
-  return l;
-}
-
-jit::OptimizerSettings optimizerSettings(const CompileOptions &options) {
-  return {options.opt_level, options.lean_llvm_pipeline, options.time_passes};
-}
-
-std::string entryName(const Program &program) {
-  static std::atomic<uint64_t> counter{0};
-  std::string name = "lanejit_";
-  for (char c : program.name)
-    name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  return name + "_" + std::to_string(counter++);
-}
 
 // Every Dim of the user's program, with the node or write that uses it, as
 // numbered in the printed program. The lowered program's Dims are sums of
@@ -206,6 +162,12 @@ std::shared_ptr<const CompiledCode> build(const Program &program, const CompileO
   code->rows_min_rows = mapping.min_rows;
   r.mapping.rows_across_lanes_max_cols = mapping.max_cols;
   r.mapping.rows_across_lanes_reason = mapping.reason;
+  code->rows_size_max_cols = code->cannot_run_here.empty() ? mapping.max_cols_by_size : 0;
+  for (int64_t c = 1; mapping.max_cols_by_size > 0 && c <= lower::kMaxRowsAcrossLanesColumns;
+       c *= 2) {
+    lower::MappingCosts e = lower::estimateMappingCosts(l.plan, c);
+    r.mapping.costs.push_back({c, e.packet_local, e.rows_across_lanes});
+  }
   r.cpu = l.target.codegen.cpu;
   r.features = l.target.codegen.features;
   r.disk_cache_hit = fromDisk;
@@ -244,7 +206,7 @@ std::atomic<bool> g_forceRowsAcrossLanes{false};
 // or the generic one.
 NativeEntry entryForColumns(const Kernel::Impl &impl, int64_t cols, bool now, bool *settled) {
   const CompiledCode &code = *impl.code;
-  if (!impl.options.specialize_columns || !code.cannot_run_here.empty())
+  if (!impl.options.specialize_columns || impl.generic_entry || !code.cannot_run_here.empty())
     return code.entry;
   auto found = code.by_columns.find(cols, now, [&](int64_t c, std::shared_ptr<void> &lifetime) {
     // Lowered again, as for the column-split entry: the entry's own plan.
@@ -276,6 +238,11 @@ NativeEntry rowsAcrossLanesEntry(const Kernel::Impl &k, int64_t rows, int64_t co
   if (g_forceRowsAcrossLanes.load(std::memory_order_relaxed) && k.options.rows_across_lanes &&
       code.cannot_run_here.empty())
     limit = lower::kMaxRowsAcrossLanesColumns;
+  // A pinned configuration (the tuner's) overrides the rule both ways.
+  if (k.mapping == MappingChoice::PacketLocal)
+    limit = 0;
+  if (k.mapping == MappingChoice::RowsAcrossLanes && k.options.rows_across_lanes)
+    limit = code.rows_size_max_cols;
   if (cols < 1 || cols > limit)
     return nullptr;
   // Compiled at the first call: the rule picks it only where it wins by
@@ -304,12 +271,19 @@ NativeEntry entryFor(const Kernel::Impl &impl, int64_t rows, int64_t cols, bool 
                      bool *settled) {
   if (settled)
     *settled = true;
-  if (NativeEntry e = rowsAcrossLanesEntry(impl, rows, cols))
-    return e;
-  return entryForColumns(impl, cols, now, settled);
+  bool tunedSettled = true;
+  NativeEntry tuned = tunedEntry(impl, rows, cols, now, &tunedSettled);
+  if (tuned)
+    return tuned;
+  NativeEntry e = rowsAcrossLanesEntry(impl, rows, cols);
+  if (!e)
+    e = entryForColumns(impl, cols, now, settled);
+  if (settled && !tunedSettled) // a later call may read the record
+    *settled = false;
+  return e;
 }
 
-Kernel compile(const Program &program, const CompileOptions &options) {
+std::shared_ptr<Kernel::Impl> compileImpl(const Program &program, const CompileOptions &options) {
   if (options.threads)
     runtime::checkThreadCount(*options.threads, "CompileOptions::threads", Error::Kind::Compile);
   // The cache key holds the full program text, so a hash collision can
@@ -326,7 +300,17 @@ Kernel compile(const Program &program, const CompileOptions &options) {
     impl->report.cache_hit = true;
     impl->report.compile_ms = 0;
   }
-  return Kernel(impl);
+  return impl;
+}
+
+Kernel compile(const Program &program, const CompileOptions &options) {
+  return Kernel(compileImpl(program, options));
+}
+
+CompileReport::MappingCost estimateMappingCost(const Kernel &kernel, int64_t cols) {
+  Lowered l = lowerProgram(kernel.program(), kernel.options());
+  lower::MappingCosts e = lower::estimateMappingCosts(l.plan, cols);
+  return {cols, e.packet_local, e.rows_across_lanes};
 }
 
 const CompileReport &Kernel::report() const {

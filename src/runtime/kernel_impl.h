@@ -63,7 +63,19 @@ struct CompiledCode {
   runtime::ColumnEntries rows_across_lanes{lower::kMaxRowsAcrossLanesColumns,
                                            int(lower::kMaxRowsAcrossLanesColumns)};
   int64_t rows_max_cols = 0, rows_min_rows = 0;
+  // The widest C a rows-across-lanes entry may be built for (the code-size
+  // limit, not the speed rule): what a pinned configuration may use.
+  int64_t rows_size_max_cols = 0;
 };
+
+// The mapping a kernel's calls use: the rule's (lower/choose_mapping.h), or
+// one pinned by a tuned configuration (runtime/tuner.h).
+enum class MappingChoice { Rule, PacketLocal, RowsAcrossLanes };
+
+// Column counts a tuned configuration may be recorded for, and how many
+// per kernel (each its own entry from another compile).
+constexpr int64_t kMaxTunedColumns = int64_t{1} << 31;
+constexpr int kMaxTunedEntries = 16;
 
 uint64_t nextSerial();
 
@@ -75,7 +87,24 @@ struct Kernel::Impl {
   CompileOptions options;
   std::shared_ptr<const CompiledCode> code;
   CompileReport report; // code->report with this kernel's block rows, time, cache_hit
+  MappingChoice mapping = MappingChoice::Rule;
+  bool generic_entry = false; // pinned: packet-local calls skip the C entries
+  // Whether calls look for a tune record (runtime/tuned_entries.cpp); off
+  // in the kernels a record's choice is run by (they are that choice).
+  bool use_tuned = true;
+  // Per C: the entry of the recorded (or, with tune_on_first_call,
+  // measured) fastest configuration, or null for the kernel's own.
+  runtime::ColumnEntries tuned{kMaxTunedColumns, kMaxTunedEntries};
 };
+
+// compile() without the wrapper: the tuner pins its kernels' mapping.
+std::shared_ptr<Kernel::Impl> compileImpl(const Program &program, const CompileOptions &options);
+
+// The entry a tune record (or tune_on_first_call) picks for rows x cols,
+// or null: the kernel's own choice serves (runtime/tuned_entries.cpp).
+// `now` and `settled` as for entryFor.
+NativeEntry tunedEntry(const Kernel::Impl &impl, int64_t rows, int64_t cols, bool now,
+                       bool *settled);
 
 // The kernel's column-split entry (runtime/column_split.h), compiled on
 // first use; null when options.column_split is off or it cannot be built

@@ -28,6 +28,12 @@ std::string CompileReport::text() const {
   else
     out += fmt::format("mapping by C: {} for every C — rows across lanes not used: {}\n",
                        mapping.kind, mapping.rows_across_lanes_reason);
+  if (!mapping.costs.empty()) {
+    out += "estimated instructions per row, packet-local / rows across lanes:";
+    for (const MappingCost &c : mapping.costs)
+      out += fmt::format(" C={} {:.0f}/{:.0f}", c.cols, c.packet_local, c.rows_across_lanes);
+    out += "\n";
+  }
   out += "passes:\n";
   for (const Pass &p : passes)
     out += fmt::format("  {:<24} {:<5} {:<7} {:>7.3f} ms  {}\n", p.name, p.stage,
@@ -126,7 +132,12 @@ std::string CompileReport::json() const {
                   {"block_rows", mapping.block_rows},
                   {"accumulators", mapping.accumulators},
                   {"rows_across_lanes_max_cols", mapping.rows_across_lanes_max_cols},
-                  {"rows_across_lanes_reason", mapping.rows_across_lanes_reason}};
+                  {"rows_across_lanes_reason", mapping.rows_across_lanes_reason},
+                  {"costs", nlohmann::ordered_json::array()}};
+  for (const MappingCost &c : mapping.costs)
+    j["mapping"]["costs"].push_back({{"cols", c.cols},
+                                     {"packet_local", c.packet_local},
+                                     {"rows_across_lanes", c.rows_across_lanes}});
   j["passes"] = nlohmann::ordered_json::array();
   for (const Pass &p : passes)
     j["passes"].push_back({{"name", p.name},

@@ -35,8 +35,11 @@ void runCommand(const RunArgs &args);
 void dumpCommand(const std::string &program, const std::string &stage,
                  const CompileOptions &options);
 
-// Prints the kernel's compile report, as text or JSON.
-void explainCommand(const std::string &program, bool json, const CompileOptions &options);
+// Prints the kernel's compile report, as text or JSON; with a shape
+// ("RxC", or "" for none), also the mapping costs at its C and whether a
+// tune record applies.
+void explainCommand(const std::string &program, bool json, const CompileOptions &options,
+                    const std::string &shape = "");
 struct InspectArgs {
   std::string program;
   CompileOptions options;
@@ -58,6 +61,8 @@ void aotCommand(const AotArgs &args);
 // Adds `lanejit bench` to `app`; main() calls the returned function when the
 // subcommand was chosen and exits with its result (bench.cpp).
 std::function<int()> addBenchCommand(CLI::App &app);
+// Adds `lanejit tune PROGRAM --shape RxC` the same way (tune.cpp).
+std::function<int()> addTuneCommand(CLI::App &app);
 // Adds `lanejit audit BUNDLE` the same way (audit.cpp).
 std::function<int()> addAuditCommand(CLI::App &app);
 

@@ -6,8 +6,12 @@
 #include <lanejit/kernel.h>
 #include <lanejit/library.h>
 #include <lanejit/text.h>
+#include <lanejit/tune.h>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
 
 namespace lanejit::cli {
 
@@ -33,9 +37,34 @@ void dumpCommand(const std::string &spec, const std::string &stage, const Compil
   fmt::print("{}", kernel.dump(stage));
 }
 
-void explainCommand(const std::string &spec, bool json, const CompileOptions &options) {
-  Kernel kernel = compile(loadProgram(spec), options);
-  fmt::print("{}", json ? kernel.report().json() : kernel.report().text());
+void explainCommand(const std::string &spec, bool json, const CompileOptions &options,
+                    const std::string &shapeText) {
+  Program program = loadProgram(spec);
+  Kernel kernel = compile(program, options);
+  if (shapeText.empty()) {
+    fmt::print("{}", json ? kernel.report().json() : kernel.report().text());
+    return;
+  }
+  TuneShape shape = TuneShape::parse(shapeText);
+  // The report with this C's estimates added, and what a call of this
+  // shape would run.
+  CompileReport report = kernel.report();
+  std::vector<CompileReport::MappingCost> &costs = report.mapping.costs;
+  if (std::none_of(costs.begin(), costs.end(), [&](const auto &c) { return c.cols == shape.cols; }))
+    costs.push_back(estimateMappingCost(kernel, shape.cols));
+  TunedRecord tuned = findTuned(program, shape, options);
+  if (json) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::parse(report.json());
+    j["tuned"] = {{"shape", shape.str()},
+                  {"found", tuned.found},
+                  {"applies", tuned.applies},
+                  {"choice", tuned.applies ? tuned.choice.name() : ""},
+                  {"message", tuned.message}};
+    fmt::print("{}\n", j.dump(2));
+    return;
+  }
+  fmt::print("{}", report.text());
+  fmt::print("shape {}: {}\n", shape.str(), tuned.message);
 }
 
 } // namespace lanejit::cli

@@ -1,6 +1,6 @@
 // lanejit — command-line front end: run a program on .npy files, dump its
 // compiled stages, explain what the compiler realized, inspect or AOT-export
-// its object, or run the benchmark and its audit. Every failure is one line on
+// its object, tune it for a shape, or run the benchmark and its audit. Every failure is one line on
 // stderr, "lanejit: error: ...", and exit code 1.
 #include "commands.h"
 #include "compile_flags.h"
@@ -85,17 +85,20 @@ int runMain(int argc, char **argv) {
   aot->add_option("--header", aot_args.header_path, "C header to write");
   aot_flags.add(*aot);
 
-  std::string explain_program;
+  std::string explain_program, explain_shape;
   bool explain_json = false;
   CompileFlags explain_flags;
   CLI::App *explain =
       app.add_subcommand("explain", "what the compiler realized for a program (compile report)");
   explain->add_option("program", explain_program, "text program file, or lib:NAME")->required();
   explain->add_flag("--json", explain_json, "the report as JSON");
+  explain->add_option("--shape", explain_shape,
+                      "ROWSxCOLS: the mapping costs at this C and whether a tune record applies");
   explain_flags.add(*explain);
 
   std::function<int()> bench = lanejit::cli::addBenchCommand(app);
   std::function<int()> audit = lanejit::cli::addAuditCommand(app);
+  std::function<int()> tune = lanejit::cli::addTuneCommand(app);
 
   try {
     app.parse(argc, argv);
@@ -119,7 +122,8 @@ int runMain(int argc, char **argv) {
     return 0;
   }
   if (*explain) {
-    lanejit::cli::explainCommand(explain_program, explain_json, optionsFrom(explain_flags));
+    lanejit::cli::explainCommand(explain_program, explain_json, optionsFrom(explain_flags),
+                                 explain_shape);
     return 0;
   }
   if (*inspect) {
@@ -136,6 +140,8 @@ int runMain(int argc, char **argv) {
     return bench();
   if (app.got_subcommand("audit"))
     return audit();
+  if (app.got_subcommand("tune"))
+    return tune();
   return fail("no subcommand ran");
 }
 

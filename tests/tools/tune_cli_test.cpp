@@ -1,0 +1,120 @@
+// `lanejit tune` and `lanejit explain --shape`, run as a user would, each
+// in its own process: the record one writes is read by the next, and a
+// record of another lanejit build or target is ignored with the reason.
+#include "support/command_line.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+
+#ifndef LANEJIT_CLI_PATH
+#error "LANEJIT_CLI_PATH must name the lanejit binary (set by tools/CMakeLists.txt)"
+#endif
+
+namespace lanejit {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TuneCli : public ::testing::Test {
+protected:
+  // The children inherit $XDG_CACHE_HOME: a cache folder of this test only.
+  void SetUp() override {
+    if (const char *old = std::getenv("XDG_CACHE_HOME"))
+      saved_ = old;
+    ::setenv("XDG_CACHE_HOME", cache_.path().c_str(), 1);
+    ::unsetenv("LANEJIT_CACHE");
+  }
+  void TearDown() override {
+    if (saved_.empty())
+      ::unsetenv("XDG_CACHE_HOME");
+    else
+      ::setenv("XDG_CACHE_HOME", saved_.c_str(), 1);
+  }
+  test::CommandResult run(const std::string &args) const {
+    return test::runBinary(LANEJIT_CLI_PATH, args, scratch_);
+  }
+  // The one record in the cache folder.
+  std::string recordFile() const {
+    std::string found;
+    for (const fs::directory_entry &e : fs::directory_iterator(cache_.path() / "lanejit"))
+      if (e.path().extension() == ".tune")
+        found = e.path().string();
+    return found;
+  }
+  test::ScratchDir cache_{"lanejit_tune_cli_cache"};
+  test::ScratchDir scratch_{"lanejit_tune_cli_test"};
+  std::string saved_;
+};
+
+void rewriteField(const std::string &path, const std::string &name, const std::string &value) {
+  std::string text = test::slurp(path);
+  text = std::regex_replace(text, std::regex("\n" + name + "=[^\n]*\n"),
+                            "\n" + name + "=" + value + "\n");
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+}
+
+bool has(const std::string &text, const std::string &what) {
+  return text.find(what) != std::string::npos;
+}
+
+TEST_F(TuneCli, ASecondProcessUsesTheRecordAndIgnoresAStaleOne) {
+  test::CommandResult tuned = run("tune lib:rmsnorm --shape 64x8 --budget-ms 50");
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.err;
+  EXPECT_TRUE(has(tuned.out, "tune rmsnorm 64x8")) << tuned.out;
+  EXPECT_TRUE(has(tuned.out, "(untuned)")) << tuned.out;
+  std::smatch chose;
+  ASSERT_TRUE(std::regex_search(tuned.out, chose, std::regex("chose ([^;\n]+); recorded in")))
+      << tuned.out;
+  std::string record = recordFile();
+  ASSERT_FALSE(record.empty());
+
+  test::CommandResult explained = run("explain lib:rmsnorm --shape 64x8");
+  ASSERT_EQ(explained.exit_code, 0) << explained.err;
+  EXPECT_TRUE(has(explained.out, "shape 64x8: tune record")) << explained.out;
+  EXPECT_TRUE(has(explained.out, "(measured at 64x8): " + chose[1].str())) << explained.out;
+  EXPECT_TRUE(has(explained.out, "estimated instructions per row")) << explained.out;
+  explained = run("explain lib:rmsnorm --shape 64x8 --json");
+  EXPECT_TRUE(has(explained.out, "\"applies\": true")) << explained.out;
+  EXPECT_TRUE(has(explained.out, "\"choice\": \"" + chose[1].str() + "\"")) << explained.out;
+
+  rewriteField(record, "build", "lanejit 0.0.1; another build");
+  explained = run("explain lib:rmsnorm --shape 64x8");
+  EXPECT_TRUE(has(explained.out, "ignored: written by another lanejit build")) << explained.out;
+  tuned = run("tune lib:rmsnorm --shape 64x8 --budget-ms 20");
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.err;
+  EXPECT_TRUE(has(tuned.out, "before: tune record")) << tuned.out;
+  EXPECT_TRUE(has(tuned.out, "another lanejit build")) << tuned.out;
+
+  rewriteField(record, "cpu", "x86-64-v9"); // rewritten by the tune above
+  explained = run("explain lib:rmsnorm --shape 64x8");
+  EXPECT_TRUE(has(explained.out, "ignored: measured for another target")) << explained.out;
+
+  explained = run("explain lib:rmsnorm --shape 64x9");
+  EXPECT_TRUE(has(explained.out, "no tune record for 64x9")) << explained.out;
+}
+
+TEST_F(TuneCli, BadShapesAndBudgetsAreOneLineErrors) {
+  for (const char *shape : {"64", "0x8", "8xq", "8x8x8"}) {
+    test::CommandResult r = run(std::string("tune lib:rmsnorm --shape ") + shape);
+    EXPECT_EQ(r.exit_code, 1) << shape;
+    EXPECT_TRUE(has(r.err, "lanejit: error: shape '" + std::string(shape) + "'")) << r.err;
+    EXPECT_TRUE(has(r.err, "expected ROWSxCOLS")) << r.err;
+  }
+  test::CommandResult r = run("explain lib:rmsnorm --shape 8by8");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(has(r.err, "shape '8by8'")) << r.err;
+  r = run("tune lib:rmsnorm --shape 8x8 --budget-ms 0");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(has(r.err, "--budget-ms must be positive")) << r.err;
+  r = run("tune lib:rope --shape 8x7 --budget-ms 20"); // C/2 at an odd C
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(has(r.err, "lanejit: error: ")) << r.err;
+}
+
+} // namespace
+} // namespace lanejit

@@ -100,7 +100,8 @@ struct CompileOptions {
   // run in one loop on the accumulators spilled to an array, indexed at
   // run time. Off: K-1 inlined packet bodies behind branches, which doubled
   // the code and the compile time of reductions at W = 8 (K = 8). Entries
-  // compiled for their C know how many are left and emit just those.
+  // compiled for their C know how many are left and emit just those; those
+  // whose rows stop at a column bound keep the branches (faster there).
   bool leftover_loop = true;
   // Few long rows (fewer rows than threads) are split by column chunks
   // across threads, with the same bits (docs/architecture.md, "Threads").

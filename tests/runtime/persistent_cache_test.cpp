@@ -4,6 +4,7 @@
 // LANEJIT_CACHE=off writes nothing.
 #include "runtime/persistent_cache.h"
 
+#include "support/cache_home.h"
 #include "support/command_line.h"
 #include "support/testing.h"
 
@@ -27,21 +28,8 @@ namespace fs = std::filesystem;
 // in-process cache, so every compile() reaches the disk.
 class PersistentCache : public ::testing::Test {
 protected:
-  void SetUp() override {
-    if (const char *old = std::getenv("XDG_CACHE_HOME"))
-      saved_ = old;
-    ::setenv("XDG_CACHE_HOME", scratch_.path().c_str(), 1);
-    ::unsetenv("LANEJIT_CACHE");
-    clearKernelCache();
-  }
-  void TearDown() override {
-    if (saved_.empty())
-      ::unsetenv("XDG_CACHE_HOME");
-    else
-      ::setenv("XDG_CACHE_HOME", saved_.c_str(), 1);
-    ::unsetenv("LANEJIT_CACHE");
-    clearKernelCache();
-  }
+  void SetUp() override { clearKernelCache(); }
+  void TearDown() override { clearKernelCache(); }
 
   fs::path folder() const { return scratch_.path() / "lanejit"; }
   std::vector<fs::path> files() const {
@@ -66,8 +54,7 @@ protected:
     return bytes;
   }
 
-  test::ScratchDir scratch_{"persistent_cache"};
-  std::string saved_;
+  test::CacheHome scratch_{"persistent_cache"};
 };
 
 TEST_F(PersistentCache, ASecondCompileLinksTheStoredObjectWithTheSameBits) {

@@ -2,6 +2,7 @@
 // bits, a recorded choice reaches a later kernel's calls, records from
 // another target or build are ignored with a reason, a tiny budget still
 // chooses, and shapes are parsed strictly. No timing is asserted.
+#include "support/cache_home.h"
 #include "support/command_line.h"
 #include "support/output_bits.h"
 #include "support/testing.h"
@@ -23,43 +24,20 @@ namespace {
 // $XDG_CACHE_HOME at a fresh folder: records and objects of this test only.
 class Tuner : public ::testing::Test {
 protected:
-  void SetUp() override {
-    if (const char *old = std::getenv("XDG_CACHE_HOME"))
-      saved_ = old;
-    ::setenv("XDG_CACHE_HOME", scratch_.path().c_str(), 1);
-    ::unsetenv("LANEJIT_CACHE");
-  }
-  void TearDown() override {
-    if (saved_.empty())
-      ::unsetenv("XDG_CACHE_HOME");
-    else
-      ::setenv("XDG_CACHE_HOME", saved_.c_str(), 1);
-    ::unsetenv("LANEJIT_CACHE");
-    clearKernelCache();
-  }
+  void TearDown() override { clearKernelCache(); }
   // Small budgets: the tests check choices and bits, not speed.
   static TuneSettings quick() {
     TuneSettings s;
     s.budget_ms = 30;
     return s;
   }
-  test::ScratchDir scratch_{"lanejit_tuner_test"};
-  std::string saved_;
+  test::CacheHome cache_{"lanejit_tuner_test"};
 };
 
 test::Outputs runOn(const Kernel &k, const Program &p, TuneShape shape) {
   check::Case c = check::makeCase(p, {shape.rows, shape.cols}, check::Fill::Random, 7);
   k.bind(c.inputRefs(), c.outputRefs())();
   return test::outputsOf(c);
-}
-
-// Rewrites one "name=value" line of a record file.
-void rewriteField(const std::string &path, const std::string &name, const std::string &value) {
-  std::string text = test::slurp(path);
-  ASSERT_FALSE(text.empty()) << path;
-  text = std::regex_replace(text, std::regex("\n" + name + "=[^\n]*\n"),
-                            "\n" + name + "=" + value + "\n");
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
 }
 
 TEST(TuneShape, ParsesRowsByColumnsAndRejectsTheRest) {
@@ -137,14 +115,14 @@ TEST_F(Tuner, ARecordOfAnotherBuildOrTargetIsIgnoredWithTheReason) {
   TuneResult r = tune(p, shape, o, quick());
   ASSERT_FALSE(r.record_path.empty());
   std::string original = test::slurp(r.record_path);
-  rewriteField(r.record_path, "build", "lanejit 0.0.1; another build");
+  test::rewriteField(r.record_path, "build", "lanejit 0.0.1; another build");
   TunedRecord other = findTuned(p, shape, o);
   EXPECT_TRUE(other.found);
   EXPECT_FALSE(other.applies);
   EXPECT_NE(other.message.find("another lanejit build"), std::string::npos) << other.message;
 
   std::ofstream(r.record_path, std::ios::binary | std::ios::trunc) << original;
-  rewriteField(r.record_path, "cpu", "x86-64-v9");
+  test::rewriteField(r.record_path, "cpu", "x86-64-v9");
   other = findTuned(p, shape, o);
   EXPECT_FALSE(other.applies);
   EXPECT_NE(other.message.find("another target"), std::string::npos) << other.message;

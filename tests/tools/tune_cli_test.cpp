@@ -1,6 +1,7 @@
 // `lanejit tune` and `lanejit explain --shape`, run as a user would, each
 // in its own process: the record one writes is read by the next, and a
 // record of another lanejit build or target is ignored with the reason.
+#include "support/cache_home.h"
 #include "support/command_line.h"
 
 #include <gtest/gtest.h>
@@ -22,19 +23,6 @@ namespace fs = std::filesystem;
 
 class TuneCli : public ::testing::Test {
 protected:
-  // The children inherit $XDG_CACHE_HOME: a cache folder of this test only.
-  void SetUp() override {
-    if (const char *old = std::getenv("XDG_CACHE_HOME"))
-      saved_ = old;
-    ::setenv("XDG_CACHE_HOME", cache_.path().c_str(), 1);
-    ::unsetenv("LANEJIT_CACHE");
-  }
-  void TearDown() override {
-    if (saved_.empty())
-      ::unsetenv("XDG_CACHE_HOME");
-    else
-      ::setenv("XDG_CACHE_HOME", saved_.c_str(), 1);
-  }
   test::CommandResult run(const std::string &args) const {
     return test::runBinary(LANEJIT_CLI_PATH, args, scratch_);
   }
@@ -46,17 +34,10 @@ protected:
         found = e.path().string();
     return found;
   }
-  test::ScratchDir cache_{"lanejit_tune_cli_cache"};
+  // The children inherit $XDG_CACHE_HOME: a cache folder of this test only.
+  test::CacheHome cache_{"lanejit_tune_cli_cache"};
   test::ScratchDir scratch_{"lanejit_tune_cli_test"};
-  std::string saved_;
 };
-
-void rewriteField(const std::string &path, const std::string &name, const std::string &value) {
-  std::string text = test::slurp(path);
-  text = std::regex_replace(text, std::regex("\n" + name + "=[^\n]*\n"),
-                            "\n" + name + "=" + value + "\n");
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
-}
 
 bool has(const std::string &text, const std::string &what) {
   return text.find(what) != std::string::npos;
@@ -82,7 +63,7 @@ TEST_F(TuneCli, ASecondProcessUsesTheRecordAndIgnoresAStaleOne) {
   EXPECT_TRUE(has(explained.out, "\"applies\": true")) << explained.out;
   EXPECT_TRUE(has(explained.out, "\"choice\": \"" + chose[1].str() + "\"")) << explained.out;
 
-  rewriteField(record, "build", "lanejit 0.0.1; another build");
+  test::rewriteField(record, "build", "lanejit 0.0.1; another build");
   explained = run("explain lib:rmsnorm --shape 64x8");
   EXPECT_TRUE(has(explained.out, "ignored: written by another lanejit build")) << explained.out;
   tuned = run("tune lib:rmsnorm --shape 64x8 --budget-ms 20");
@@ -90,7 +71,7 @@ TEST_F(TuneCli, ASecondProcessUsesTheRecordAndIgnoresAStaleOne) {
   EXPECT_TRUE(has(tuned.out, "before: tune record")) << tuned.out;
   EXPECT_TRUE(has(tuned.out, "another lanejit build")) << tuned.out;
 
-  rewriteField(record, "cpu", "x86-64-v9"); // rewritten by the tune above
+  test::rewriteField(record, "cpu", "x86-64-v9"); // rewritten by the tune above
   explained = run("explain lib:rmsnorm --shape 64x8");
   EXPECT_TRUE(has(explained.out, "ignored: measured for another target")) << explained.out;
 

@@ -213,7 +213,7 @@ void KernelEmitter::emitChunkedPackets(TraversalState &s, Value *live, Value *gr
   // emitted. In the generic entry, one loop runs them on the accumulators
   // spilled to an array, indexed by rest at run time, instead of K-1
   // inlined bodies behind branches: the same additions into the same
-  // accumulators in a third of the code. An entry compiled for C whose
+  // accumulators in less than half the code. An entry compiled for C whose
   // rows stop at a column bound keeps the branches: it runs hot calls, and
   // the loop's spill cost masked softmax 17x65 4% (the lane-masked tail of
   // branchless_tail keeps its own path too).

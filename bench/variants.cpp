@@ -170,35 +170,39 @@ std::vector<LanejitConfig> lanejitConfigs(const ProtocolSettings &protocol,
                      "lanejit through Kernel::run() (checks, remembered last call, launch), "
                      "default options",
                      base, widest, false, true});
-  CompileOptions nospec = base;
-  nospec.specialize_full_packets = false;
-  configs.push_back({"lanejit-nospec",
-                     "lanejit native entry, full-packet specialization off (every packet masked)",
-                     nospec, widest});
-  CompileOptions anycols = base;
-  anycols.specialize_columns = false;
-  configs.push_back({"lanejit-anycols",
-                     "lanejit native entry for every column count (specialize_columns off: "
-                     "no entry compiled for the call's C)",
-                     anycols, widest});
-  CompileOptions inlineRest = anycols;
-  inlineRest.leftover_loop = false;
-  configs.push_back({"lanejit-anycols-inline-rest",
-                     "lanejit-anycols with leftover_loop off: a row's leftover full packets as "
-                     "K-1 inlined bodies behind branches",
-                     inlineRest, widest});
-  CompileOptions packetLocal = base;
-  packetLocal.rows_across_lanes = false;
-  configs.push_back({"lanejit-packet-local",
-                     "lanejit native entry, rows_across_lanes off: every C packet-local "
-                     "(one row over a packet's lanes)",
-                     packetLocal, widest});
-  CompileOptions unfused = base;
-  unfused.fuse_pointwise = unfused.fuse_reductions = unfused.fuse_outputs = false;
-  configs.push_back({"lanejit-unfused",
-                     "lanejit native entry, pointwise, reduction and output fusion off "
-                     "(every elementwise result through the workspace)",
-                     unfused, widest});
+  // The native entry with switches turned off: each one's paired A/B.
+  struct SwitchedOff {
+    const char *name, *description;
+    std::vector<bool CompileOptions::*> off;
+  };
+  const SwitchedOff switchedOff[] = {
+      {"lanejit-nospec",
+       "lanejit native entry, full-packet specialization off (every packet masked)",
+       {&CompileOptions::specialize_full_packets}},
+      {"lanejit-anycols",
+       "lanejit native entry for every column count (specialize_columns off: no entry "
+       "compiled for the call's C)",
+       {&CompileOptions::specialize_columns}},
+      {"lanejit-anycols-inline-rest",
+       "lanejit-anycols with leftover_loop off: a row's leftover full packets as K-1 inlined "
+       "bodies behind branches",
+       {&CompileOptions::specialize_columns, &CompileOptions::leftover_loop}},
+      {"lanejit-packet-local",
+       "lanejit native entry, rows_across_lanes off: every C packet-local (one row over a "
+       "packet's lanes)",
+       {&CompileOptions::rows_across_lanes}},
+      {"lanejit-unfused",
+       "lanejit native entry, pointwise, reduction and output fusion off (every elementwise "
+       "result through the workspace)",
+       {&CompileOptions::fuse_pointwise, &CompileOptions::fuse_reductions,
+        &CompileOptions::fuse_outputs}},
+  };
+  for (const SwitchedOff &v : switchedOff) {
+    CompileOptions o = base;
+    for (bool CompileOptions::*field : v.off)
+      o.*field = false;
+    configs.push_back({v.name, v.description, o, widest});
+  }
   if (aot || protocol.name == "seed")
     configs.push_back({"lanejit-aot",
                        "the default kernel's object linked ahead of time (cc -shared, dlopen): "

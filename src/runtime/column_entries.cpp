@@ -14,12 +14,18 @@ const ColumnEntries::Slot *ColumnEntries::published(int64_t cols, int used) cons
   return nullptr;
 }
 
-ColumnEntries::Found ColumnEntries::find(int64_t cols, bool now, const Build &build) const {
+ColumnEntries::Found ColumnEntries::settled(int64_t cols) const {
   if (cols < 1 || cols > max_cols_)
     return {};
-  // A slot's fields are written before used_ publishes it (release).
   if (const Slot *s = published(cols, used_.load(std::memory_order_acquire)))
     return {s->entry.load(std::memory_order_relaxed)};
+  return {nullptr, false};
+}
+
+ColumnEntries::Found ColumnEntries::find(int64_t cols, bool now, const Build &build) const {
+  // A slot's fields are written before used_ publishes it (release).
+  if (Found known = settled(cols); known.settled)
+    return known;
   std::lock_guard<std::mutex> lock(build_);
   int used = used_.load(std::memory_order_relaxed);
   if (const Slot *s = published(cols, used))

@@ -57,6 +57,9 @@ public:
   // caller then keeps the generic entry. Lock-free once settled;
   // thread-safe.
   Found find(int64_t cols, bool now, const Build &build) const;
+  // find()'s answer when it is already settled, without a Build (a
+  // std::function may allocate): lock-free; unsettled: {nullptr, false}.
+  Found settled(int64_t cols) const;
 
 private:
   struct Slot {

@@ -22,10 +22,8 @@ ColumnEntries::Found ColumnEntries::settled(int64_t cols) const {
   return {nullptr, false};
 }
 
-ColumnEntries::Found ColumnEntries::find(int64_t cols, bool now, const Build &build) const {
+ColumnEntries::Found ColumnEntries::findOrBuild(int64_t cols, bool now, const Build &build) const {
   // A slot's fields are written before used_ publishes it (release).
-  if (Found known = settled(cols); known.settled)
-    return known;
   std::lock_guard<std::mutex> lock(build_);
   int used = used_.load(std::memory_order_relaxed);
   if (const Slot *s = published(cols, used))

@@ -17,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 namespace lanejit::runtime {
@@ -56,12 +57,19 @@ public:
   // `cols` is out of range, the table is full or the build failed: the
   // caller then keeps the generic entry. Lock-free once settled;
   // thread-safe.
-  Found find(int64_t cols, bool now, const Build &build) const;
-  // find()'s answer when it is already settled, without a Build (a
-  // std::function may allocate): lock-free; unsettled: {nullptr, false}.
+  // Settled calls return at the lock-free look-up, before a Build (a
+  // std::function, which may allocate) is made from `build`.
+  template <class BuildFn> Found find(int64_t cols, bool now, BuildFn &&build) const {
+    if (Found known = settled(cols); known.settled)
+      return known;
+    return findOrBuild(cols, now, Build(std::forward<BuildFn>(build)));
+  }
+  // find()'s answer when it is already settled: lock-free; unsettled:
+  // {nullptr, false}.
   Found settled(int64_t cols) const;
 
 private:
+  Found findOrBuild(int64_t cols, bool now, const Build &build) const;
   struct Slot {
     std::atomic<int64_t> cols{0};
     std::atomic<NativeEntry> entry{nullptr}; // null: generic for this C

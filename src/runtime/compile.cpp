@@ -208,14 +208,7 @@ NativeEntry entryForColumns(const Kernel::Impl &impl, int64_t cols, bool now, bo
   const CompiledCode &code = *impl.code;
   if (!impl.options.specialize_columns || impl.generic_entry || !code.cannot_run_here.empty())
     return code.entry;
-  // Settled: no Build (a std::function, which may allocate) per call.
-  runtime::ColumnEntries::Found found = code.by_columns.settled(cols);
-  if (found.settled) {
-    if (settled)
-      *settled = true;
-    return found.entry ? found.entry : code.entry;
-  }
-  found = code.by_columns.find(cols, now, [&](int64_t c, std::shared_ptr<void> &lifetime) {
+  auto found = code.by_columns.find(cols, now, [&](int64_t c, std::shared_ptr<void> &lifetime) {
     // Lowered again, as for the column-split entry: the entry's own plan.
     Lowered l = lowerProgram(impl.program, impl.options);
     std::string diskKey = persistentKey(impl.program, impl.options, l.target);
@@ -252,8 +245,6 @@ NativeEntry rowsAcrossLanesEntry(const Kernel::Impl &k, int64_t rows, int64_t co
     limit = code.rows_size_max_cols;
   if (cols < 1 || cols > limit)
     return nullptr;
-  if (runtime::ColumnEntries::Found found = code.rows_across_lanes.settled(cols); found.settled)
-    return found.entry;
   // Compiled at the first call: the rule picks it only where it wins by
   // 2-8x per row (docs/architecture.md, "Rows across lanes").
   return code.rows_across_lanes

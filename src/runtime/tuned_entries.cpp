@@ -136,11 +136,6 @@ NativeEntry tunedEntry(const Kernel::Impl &impl, int64_t rows, int64_t cols, boo
   // Every call with a settled C ends at the table's lock-free look-up:
   // asking for the cache folder (environment, paths) cost runEntry 1 µs
   // per call at 17x65. The folder is looked at once per C, in the build.
-  if (runtime::ColumnEntries::Found known = impl.tuned.settled(cols); known.settled) {
-    if (settled)
-      *settled = true;
-    return known.entry;
-  }
   bool measure = impl.options.tune_on_first_call;
   auto found = impl.tuned.find(
       cols, now || measure, [&](int64_t c, std::shared_ptr<void> &lifetime) -> NativeEntry {

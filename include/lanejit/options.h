@@ -36,10 +36,8 @@ struct CompileOptions {
   // Materialize or recompute: a value a later traversal re-reads (masked
   // softmax's exp(x - max)) is stored by the traversal that first computes
   // it and loaded back, when recomputing costs more than a store and a load
-  // (docs/architecture.md). Off: always recomputed. Off by default: with
-  // the column split's chunk loops, x86-64-v3 code of masked softmax gets
-  // masked operations inside innermost loops (tests/inspect/inspect_test.cpp).
-  bool materialize_or_recompute = false;
+  // (docs/architecture.md). Off: always recomputed.
+  bool materialize_or_recompute = true;
   // Full packets run a body compiled with the constant all-on mask; only the
   // tail runs the masked body. Off: every packet runs the masked body.
   bool specialize_full_packets = true;

@@ -2,13 +2,24 @@
 // avx512_rows_kernels.h). Compiled with -mavx512f -mavx512vl -mavx512dq
 // -mfma, this file only.
 //
-// How a block's rows reach the lanes was measured (RMSNorm 65536 x C, one
-// thread, Zen 4, ns per row, medians of 9; /tmp harness, not kept):
-//   C        transpose-reduce  gathers (_mm512_mask_i32gather_ps)  row-wise avx512
-//   8        see MEASURED below
-// The transpose-reduce (two-source permutes fused with the reduction) won
-// at every C; gathers cost one load per element (16 per packet) and still
-// need the row layout back for the stores (scatters are slower still).
+// How a block's rows reach the lanes was measured: RMSNorm, ns per row,
+// one thread, Zen 4, 65536 rows (C <= 8) or 262144 / C rows, median of 9
+// (a scratch harness calling these functions; the statistics pass differs,
+// the output pass is the same row-layout one):
+//   C                        1     3     5     8    12    16
+//   transpose-reduce      0.26  0.54  1.91  0.74  1.84  1.70
+//   gathers (1 per col)   0.42  2.35  4.34  3.98  14.0  7.08
+//   scalar-stride loads   0.30  3.12  4.75  1.58  14.7  3.44
+//   row-wise avx512 peer  3.99  3.93  3.87  3.89  3.75  3.76
+// so the transpose-reduce (reduceRows) is kept. Scatters for the stores
+// were not tried: the row layout the loads keep needs none. 16 < C <= 64
+// (row-wise -> across lanes): RMSNorm C = 24 4.20 -> 4.11, 32 5.01 -> 4.95,
+// 48 5.41 -> 5.47, 64 8.55 -> 6.93; LayerNorm 64 15.0 -> 10.1; masked
+// softmax 64 20.2 -> 19.2 (memory-bound from C ~ 24 at these sizes; the
+// softmax's exp dominates: 64 gave 17.9 -> 21.2 in another run). Past 64
+// columns the row-wise kernels run, as the narrow-row bar this peer is:
+// the norms would still gain (C = 128: RMSNorm 14.6 -> 11.4, LayerNorm
+// 24.1 -> 16.7) but the softmax would not (26.9 -> 28.4, 27.5 -> 37.0).
 #include "peers/avx512_rows_kernels.h"
 
 #include "peers/avx512_kernels.h"
@@ -70,7 +81,7 @@ struct Max {
 // a row spans 8 or 16 lanes, then their even and odd lanes within blocks),
 // halving the lanes per row, until v[0] holds one lane per row, row r at
 // lane laneOfRow(N, r). In-block and block shuffles, not two-source
-// permutes (vpermt2ps): RMSNorm 65536x8 1.24 -> NEW ns/row. Overwrites v.
+// permutes (vpermt2ps): RMSNorm 65536x8 1.24 -> 0.74 ns/row. Overwrites v.
 template <int N, typename Op> [[gnu::always_inline]] inline __m512 reduceRows(__m512 *v, Op op) {
   static_assert(N >= 1 && N <= W && (N & (N - 1)) == 0);
 #pragma GCC unroll 16
@@ -307,13 +318,20 @@ struct MaskedSoftmax {
     for (int r = 0; r < W; ++r)
       first[laneOfRow(P, r)] = static_cast<int>(r % cols);
     __m512i last = _mm512_load_si512(first);
+    // Dense C divides 16: every block has the same rows mod C, so the same
+    // valid lanes (masked softmax 65536x8: 2.41 -> 2.13 ns/row).
+    __mmask16 same[P];
+    for (int k = 0; k < P; ++k)
+      same[k] = _mm512_cmple_epi32_mask(col, _mm512_permutexvar_epi32(s.from[k], last));
     eachBlock(x, y, rows, cols, [&](const float *xb, float *yb, int n) {
       __m512 v[P], t[P];
       __mmask16 valid[P];
       for (int k = 0; k < P; ++k) {
         __mmask16 m = s.lanes(k, n);
         v[k] = s.load(m, xb + s.offset(k));
-        valid[k] = _mm512_mask_cmple_epi32_mask(m, col, _mm512_permutexvar_epi32(s.from[k], last));
+        valid[k] =
+            Dense ? static_cast<__mmask16>(same[k] & m)
+                  : _mm512_mask_cmple_epi32_mask(m, col, _mm512_permutexvar_epi32(s.from[k], last));
         t[k] = _mm512_mask_mov_ps(minus_inf, valid[k], v[k]);
       }
       __m512 mx = reduceRows<P>(t, Max());
@@ -325,8 +343,10 @@ struct MaskedSoftmax {
       for (int k = 0; k < P; ++k)
         s.store(yb + s.offset(k), s.lanes(k, n),
                 _mm512_mul_ps(v[k], _mm512_permutexvar_ps(s.from[k], inv)));
-      last = _mm512_add_epi32(last, step);
-      last = _mm512_mask_sub_epi32(last, _mm512_cmpge_epi32_mask(last, c), last, c);
+      if (!Dense) {
+        last = _mm512_add_epi32(last, step);
+        last = _mm512_mask_sub_epi32(last, _mm512_cmpge_epi32_mask(last, c), last, c);
+      }
     });
   }
 
@@ -406,9 +426,12 @@ template <typename Op, typename... Args> void byColumns(int64_t cols, Args... ar
   return Op::template wide<4>(args...);
 }
 
-// Rows across lanes pays off from one full block up to kMaxRowsAcrossCols.
+// Rows across lanes pays off from half a block (one masked block of R < 16
+// rows, ns per call, row-wise -> across lanes: RMSNorm C = 8, R = 1 6.5 ->
+// 30, R = 4 16 -> 13, R = 8 34 -> 26; C = 64, R = 4 26 -> 32, R = 8 57 ->
+// 52; masked softmax alike) up to kMaxRowsAcrossCols.
 bool acrossLanes(int64_t rows, int64_t cols) {
-  return rows >= W && cols >= 1 && cols <= kMaxRowsAcrossCols;
+  return rows >= W / 2 && cols >= 1 && cols <= kMaxRowsAcrossCols;
 }
 
 } // namespace

@@ -8,13 +8,13 @@
 // padded to P = the next power of two >= C lanes, 16/P rows per packet,
 // with expand loads when C < P; 16 < C <= 64: a row's packets added into
 // one). Reducing the block is an in-register transpose fused with the
-// reduction: pairs of packets are combined by two two-source permutes and
-// one vertical op, halving the lanes per row each step, until one packet
-// holds the 16 rows' results, lane r = row r. The results go back to the
-// row layout with one permute per packet. Rows past the last full block
-// are masked; no load or store touches memory outside the rows x cols
-// buffers. Above kMaxRowsAcrossCols columns, and for fewer rows than one
-// block (measured faster so), the row-wise kernels of avx512_kernels.h run.
+// reduction: pairs of packets are combined by two shuffles and one
+// vertical op, halving the lanes per row each step, until one packet holds
+// the 16 rows' results, one lane per row. The results go back to the row
+// layout with one permute per packet. Rows past the last full block are
+// masked; no load or store touches memory outside the rows x cols buffers.
+// Above kMaxRowsAcrossCols columns, and below 8 rows (measured faster so),
+// the row-wise kernels of avx512_kernels.h run.
 //
 // Like avx512_kernels.cpp, avx512_rows_kernels.cpp alone is compiled with
 // -mavx512* and includes no C++ library templates. Call only when the CPU

@@ -36,9 +36,9 @@ public:
   std::string name() const override { return "avx512-rows"; }
   std::string description() const override {
     return "hand-written AVX-512 intrinsics for narrow rows (bench/peers/avx512_rows_kernels.cpp): "
-           "masked softmax, RMSNorm, LayerNorm with rows across lanes for C <= 64 and >= 16 rows "
+           "masked softmax, RMSNorm, LayerNorm with rows across lanes for C <= 64 and >= 8 rows "
            "(16 rows per block; packets loaded as rows lie, expand loads/compress stores when C "
-           "is not a power of two, reduced by a permute transpose into one lane per row; one "
+           "is not a power of two, reduced by a shuffle transpose into one lane per row; one "
            "vector sqrt/divide per 16 rows; masked row tails), else the avx512 peer's row-wise "
            "kernels; -O3 -mavx512f -mavx512vl -mavx512dq -mfma; runs only on CPUs with "
            "AVX-512F/DQ/VL";

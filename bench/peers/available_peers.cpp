@@ -1,5 +1,5 @@
 // The registry: the peers this binary was built with, in a fixed order
-// (naive, avx512, torch, onednn).
+// (naive, avx512, avx512-rows, torch, onednn).
 #include "peers/peer_factories.h"
 
 namespace lanejit::bench {
@@ -9,6 +9,7 @@ std::vector<std::unique_ptr<Peer>> availablePeers() {
   peers.push_back(makeNaivePeer());
 #ifdef LANEJIT_PEER_AVX512
   peers.push_back(makeAvx512Peer());
+  peers.push_back(makeAvx512RowsPeer());
 #endif
 #ifdef LANEJIT_PEER_TORCH
   if (std::unique_ptr<Peer> torch = makeTorchPeer()) // null if its module failed to load

@@ -9,6 +9,7 @@ namespace lanejit::bench {
 
 std::unique_ptr<Peer> makeNaivePeer();
 std::unique_ptr<Peer> makeAvx512Peer();
+std::unique_ptr<Peer> makeAvx512RowsPeer();
 std::unique_ptr<Peer> makeTorchPeer();
 std::unique_ptr<Peer> makeOneDnnPeer();
 

@@ -104,6 +104,10 @@ public:
   // (traversals, workspace, alias handling), "llvm-unoptimized", "llvm"
   // (optimised module), "asm".
   std::string dump(const std::string &stage) const;
+  // The code stages ("llvm-unoptimized", "llvm", "asm") of the packet-local
+  // entry specialised for `cols` columns (CompileOptions::
+  // specialize_columns), which run() uses for short rows of that C.
+  std::string dump(const std::string &stage, int64_t cols) const;
   // The relocatable object the JIT linked for this kernel (ELF bytes), and
   // its entry's symbol in it; what `lanejit inspect` reads and `lanejit aot`
   // writes (include/lanejit/inspect.h).

@@ -339,4 +339,18 @@ std::string Kernel::dump(const std::string &stage) const {
                        "lanejit_" + impl_->program.name, stage);
 }
 
+std::string Kernel::dump(const std::string &stage, int64_t cols) const {
+  if (stage != "llvm" && stage != "llvm-unoptimized" && stage != "asm")
+    throw Error(Error::Kind::Compile, "a dump for one C has only the code stages "
+                                      "(llvm-unoptimized, llvm, asm), not '" +
+                                          stage + "'");
+  if (cols < 1 || cols > runtime::kMaxSpecializedColumns)
+    throw Error(Error::Kind::Compile, "entries are specialised for 1 to " +
+                                          std::to_string(runtime::kMaxSpecializedColumns) +
+                                          " columns, not " + std::to_string(cols));
+  Lowered l = lowerProgram(impl_->program, impl_->options);
+  return backend::dump(l.plan, l.target, optimizerSettings(impl_->options),
+                       entryName(impl_->program) + "_c" + std::to_string(cols), stage, cols);
+}
+
 } // namespace lanejit

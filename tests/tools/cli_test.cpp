@@ -190,6 +190,17 @@ TEST_F(Cli, DumpIrPrintsSomething) {
   EXPECT_FALSE(result.out.empty());
 }
 
+TEST_F(Cli, DumpColsPrintsTheEntrySpecialisedForThatC) {
+  Result generic = run("dump --stage=llvm lib:rmsnorm");
+  Result c65 = run("dump --stage=llvm --cols 65 lib:rmsnorm");
+  ASSERT_EQ(generic.exit_code, 0) << generic.err;
+  ASSERT_EQ(c65.exit_code, 0) << c65.err;
+  EXPECT_NE(c65.out.find("_c65("), std::string::npos) << c65.out;
+  EXPECT_EQ(generic.out.find("_c65("), std::string::npos);
+  expectError(run("dump --stage=llvm --cols 5000 lib:rmsnorm"), "1 to 1024 columns, not 5000");
+  expectError(run("dump --stage=plan --cols 8 lib:rmsnorm"), "only the code stages");
+}
+
 TEST_F(Cli, MissingInputIsAnError) {
   check::Case c = check::makeCase(library::swiglu(), {2, 9});
   saveInputs(c);

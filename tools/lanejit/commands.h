@@ -31,9 +31,10 @@ struct RunArgs {
 void runCommand(const RunArgs &args);
 
 // Prints the program ("text") or a compiled stage ("passes", "ir",
-// "llvm-unoptimized", "llvm", "asm", "object": the JIT's object disassembled).
+// "llvm-unoptimized", "llvm", "asm", "object": the JIT's object disassembled);
+// cols > 0: the code stages of the entry specialised for that C.
 void dumpCommand(const std::string &program, const std::string &stage,
-                 const CompileOptions &options);
+                 const CompileOptions &options, int64_t cols = 0);
 
 // Prints the kernel's compile report, as text or JSON; with a shape
 // ("RxC", or "" for none), also the mapping costs at its C and whether a

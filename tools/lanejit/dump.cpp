@@ -21,7 +21,8 @@ Program loadProgram(const std::string &spec) {
   return parseFile(spec);
 }
 
-void dumpCommand(const std::string &spec, const std::string &stage, const CompileOptions &options) {
+void dumpCommand(const std::string &spec, const std::string &stage, const CompileOptions &options,
+                 int64_t cols) {
   Program program = loadProgram(spec);
   // The text stage needs no compilation, so it works for any parsed program.
   if (stage == "text") {
@@ -34,7 +35,7 @@ void dumpCommand(const std::string &spec, const std::string &stage, const Compil
     fmt::print("{}", inspect::disassemble(kernel.object()));
     return;
   }
-  fmt::print("{}", kernel.dump(stage));
+  fmt::print("{}", cols > 0 ? kernel.dump(stage, cols) : kernel.dump(stage));
 }
 
 void explainCommand(const std::string &spec, bool json, const CompileOptions &options,

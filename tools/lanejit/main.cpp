@@ -51,6 +51,7 @@ int runMain(int argc, char **argv) {
                   "CPU affinity count)");
 
   std::string dump_program, stage = "ir";
+  int64_t dump_cols = 0;
   CompileFlags dump_flags;
   CLI::App *dump = app.add_subcommand("dump", "print a program or one of its compiled stages");
   dump->add_option("program", dump_program, "text program file, or lib:NAME")->required();
@@ -59,6 +60,9 @@ int runMain(int argc, char **argv) {
                    "JIT's object disassembled)")
       ->check(CLI::IsMember(
           {"text", "passes", "ir", "plan", "llvm-unoptimized", "llvm", "asm", "object"}));
+  dump->add_option("--cols", dump_cols,
+                   "llvm-unoptimized, llvm, asm: the packet-local entry specialised for this "
+                   "many columns (what run() uses for short rows), not the generic one");
   dump_flags.add(*dump);
 
   lanejit::cli::InspectArgs inspect_args;
@@ -118,7 +122,7 @@ int runMain(int argc, char **argv) {
     return 0;
   }
   if (*dump) {
-    lanejit::cli::dumpCommand(dump_program, stage, optionsFrom(dump_flags));
+    lanejit::cli::dumpCommand(dump_program, stage, optionsFrom(dump_flags), dump_cols);
     return 0;
   }
   if (*explain) {

@@ -3,6 +3,7 @@
 #include <lanejit/error.h>
 
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsX86.h>
 
 #include <limits>
 
@@ -28,12 +29,41 @@ Value *asInt(llvm::IRBuilder<> &b, Value *x) {
   return b.CreateBitCast(x, i);
 }
 
+// AVX-512DQ's vrangeps for this packet type (VL for 4 and 8 lanes), or none.
+llvm::Intrinsic::ID rangeIntrinsic(llvm::Type *t, const MathTarget *math) {
+  auto *v = llvm::dyn_cast<llvm::FixedVectorType>(t);
+  if (!math || !math->has_avx512f || !math->has_avx512dq || !v || !v->getElementType()->isFloatTy())
+    return llvm::Intrinsic::not_intrinsic;
+  if (v->getNumElements() == 16)
+    return llvm::Intrinsic::x86_avx512_mask_range_ps_512;
+  if (v->getNumElements() == 8 && math->has_avx512vl)
+    return llvm::Intrinsic::x86_avx512_mask_range_ps_256;
+  if (v->getNumElements() == 4 && math->has_avx512vl)
+    return llvm::Intrinsic::x86_avx512_mask_range_ps_128;
+  return llvm::Intrinsic::not_intrinsic;
+}
+
 // IEEE 754-2019 maximum/minimum: any NaN gives the canonical quiet NaN, and
 // -0 < +0. Commutative and associative, so a reduction's result does not
 // depend on its order — unlike x86 maxps, which returns its second operand
 // on NaN and on equal zeros.
-Value *emitIeeeMinMax(llvm::IRBuilder<> &b, bool isMax, Value *x, Value *y) {
+Value *emitIeeeMinMax(llvm::IRBuilder<> &b, bool isMax, Value *x, Value *y,
+                      const MathTarget *math) {
   Value *unordered = b.CreateFCmpUNO(x, y);
+  Value *nan = constLike(x, std::numeric_limits<double>::quiet_NaN());
+  if (llvm::Intrinsic::ID id = rangeIntrinsic(x->getType(), math)) {
+    // vrangeps imm8: bits 1:0 select min (00) or max (01), bits 3:2 = 01
+    // take the sign from the comparison, which orders -0 below +0. A quiet
+    // NaN operand is treated as missing (the other operand is returned), so
+    // NaNs still take the select: three instructions instead of seven.
+    unsigned lanes = llvm::cast<llvm::FixedVectorType>(x->getType())->getNumElements();
+    std::vector<Value *> args = {x, y, b.getInt32(isMax ? 0x5 : 0x4),
+                                 llvm::Constant::getNullValue(x->getType()),
+                                 lanes == 16 ? b.getInt16(0xffff) : b.getInt8(0xff)};
+    if (lanes == 16)
+      args.push_back(b.getInt32(4)); // _MM_FROUND_CUR_DIRECTION
+    return b.CreateSelect(unordered, nan, b.CreateIntrinsic(id, {}, args));
+  }
   Value *xWins = isMax ? b.CreateFCmpOGT(x, y) : b.CreateFCmpOLT(x, y);
   Value *yWins = isMax ? b.CreateFCmpOGT(y, x) : b.CreateFCmpOLT(y, x);
   // Equal values: identical bits unless they are +0 and -0; AND picks +0
@@ -41,7 +71,7 @@ Value *emitIeeeMinMax(llvm::IRBuilder<> &b, bool isMax, Value *x, Value *y) {
   Value *xi = asInt(b, x), *yi = asInt(b, y);
   Value *tie = b.CreateBitCast(isMax ? b.CreateAnd(xi, yi) : b.CreateOr(xi, yi), x->getType());
   Value *pick = b.CreateSelect(xWins, x, b.CreateSelect(yWins, y, tie));
-  return b.CreateSelect(unordered, constLike(x, std::numeric_limits<double>::quiet_NaN()), pick);
+  return b.CreateSelect(unordered, nan, pick);
 }
 
 // Floored i32 division and modulo with x/0 = x%0 = 0 and INT_MIN/-1 = INT_MIN
@@ -110,7 +140,8 @@ Value *emitUnary(llvm::IRBuilder<> &b, UnaryOp op, DType t, Value *x, const Math
   return nullptr;
 }
 
-Value *emitBinary(llvm::IRBuilder<> &b, BinaryOp op, DType t, Value *x, Value *y) {
+Value *emitBinary(llvm::IRBuilder<> &b, BinaryOp op, DType t, Value *x, Value *y,
+                  const MathTarget *math) {
   bool isFloat = t == DType::F32;
   switch (op) {
   case BinaryOp::Add: return isFloat ? b.CreateFAdd(x, y) : b.CreateAdd(x, y);
@@ -122,7 +153,7 @@ Value *emitBinary(llvm::IRBuilder<> &b, BinaryOp op, DType t, Value *x, Value *y
   case BinaryOp::Max: {
     bool isMax = op == BinaryOp::Max;
     if (isFloat)
-      return emitIeeeMinMax(b, isMax, x, y);
+      return emitIeeeMinMax(b, isMax, x, y, math);
     Value *xFirst = isMax ? b.CreateICmpSGT(x, y) : b.CreateICmpSLT(x, y);
     return b.CreateSelect(xFirst, x, y);
   }
@@ -160,12 +191,13 @@ llvm::Constant *reductionIdentity(llvm::Type *type, ReduceOp op) {
   return nullptr;
 }
 
-Value *emitReductionStep(llvm::IRBuilder<> &b, ReduceOp op, Value *acc, Value *x) {
+Value *emitReductionStep(llvm::IRBuilder<> &b, ReduceOp op, Value *acc, Value *x,
+                         const MathTarget *math) {
   switch (op) {
   case ReduceOp::Sum:
   case ReduceOp::Mean: return b.CreateFAdd(acc, x);
-  case ReduceOp::Max: return emitIeeeMinMax(b, true, acc, x);
-  case ReduceOp::Min: return emitIeeeMinMax(b, false, acc, x);
+  case ReduceOp::Max: return emitIeeeMinMax(b, true, acc, x, math);
+  case ReduceOp::Min: return emitIeeeMinMax(b, false, acc, x, math);
   }
   return nullptr;
 }
@@ -178,7 +210,8 @@ llvm::Value *emitElementwise(llvm::IRBuilder<> &b, const Node &n,
                              const std::vector<llvm::Value *> &x, const MathTarget &math) {
   switch (n.kind) {
   case NodeKind::Unary: return emitUnary(b, n.unaryOp(), n.args[0]->type, x.at(0), math);
-  case NodeKind::Binary: return emitBinary(b, n.binaryOp(), n.args[0]->type, x.at(0), x.at(1));
+  case NodeKind::Binary:
+    return emitBinary(b, n.binaryOp(), n.args[0]->type, x.at(0), x.at(1), &math);
   case NodeKind::Select: return b.CreateSelect(x.at(0), x.at(1), x.at(2));
   case NodeKind::Fma: return emitFma(b, x.at(0), x.at(1), x.at(2));
   default:

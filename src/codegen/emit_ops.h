@@ -20,8 +20,9 @@ llvm::Type *valueType(llvm::LLVMContext &ctx, DType type, int lanes);
 
 llvm::Value *emitUnary(llvm::IRBuilder<> &b, UnaryOp op, DType operandType, llvm::Value *x,
                        const MathTarget &math);
+// `math` may be null (no target-specific instructions; the same bits).
 llvm::Value *emitBinary(llvm::IRBuilder<> &b, BinaryOp op, DType operandType, llvm::Value *x,
-                        llvm::Value *y);
+                        llvm::Value *y, const MathTarget *math = nullptr);
 llvm::Value *emitFma(llvm::IRBuilder<> &b, llvm::Value *x, llvm::Value *y, llvm::Value *z);
 
 // An elementwise node (Unary, Binary, Select, Fma) on operands already
@@ -37,8 +38,10 @@ llvm::Value *emitElementwise(llvm::IRBuilder<> &b, const Node &n,
 llvm::Value *emitCanonicalNaN(llvm::IRBuilder<> &b, llvm::Value *x);
 
 // Reductions: the value that leaves an accumulator unchanged bit for bit
-// (-0.0 for sums: -0 + x == x for every x, including +0), and the step.
+// (-0.0 for sums: -0 + x == x for every x, including +0), and the step
+// (`math` may be null: no target-specific instructions, the same bits).
 llvm::Constant *reductionIdentity(llvm::Type *type, ReduceOp op);
-llvm::Value *emitReductionStep(llvm::IRBuilder<> &b, ReduceOp op, llvm::Value *acc, llvm::Value *x);
+llvm::Value *emitReductionStep(llvm::IRBuilder<> &b, ReduceOp op, llvm::Value *acc, llvm::Value *x,
+                               const MathTarget *math = nullptr);
 
 } // namespace lanejit::codegen

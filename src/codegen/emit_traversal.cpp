@@ -73,7 +73,7 @@ void KernelEmitter::emitPacket(TraversalState &s, lower::PacketKind kind, Value 
     if (!s.spilled.empty() && !llvm::isa<llvm::ConstantInt>(acc)) {
       llvm::Type *array = s.spilled[ri]->getAllocatedType();
       Value *slot = b_.CreateInBoundsGEP(array, s.spilled[ri], {b_.getInt64(0), acc});
-      b_.CreateStore(emitReductionStep(b_, op, b_.CreateLoad(type, slot), v), slot);
+      b_.CreateStore(emitReductionStep(b_, op, b_.CreateLoad(type, slot), v, &target_.math), slot);
       continue;
     }
     // max and min are exactly associative and commutative, so the tail's
@@ -83,7 +83,7 @@ void KernelEmitter::emitPacket(TraversalState &s, lower::PacketKind kind, Value 
       acc = b_.getInt64(0);
     if (auto *k = llvm::dyn_cast<llvm::ConstantInt>(acc)) {
       llvm::AllocaInst *slot = accs[k->getZExtValue()];
-      b_.CreateStore(emitReductionStep(b_, op, b_.CreateLoad(type, slot), v), slot);
+      b_.CreateStore(emitReductionStep(b_, op, b_.CreateLoad(type, slot), v, &target_.math), slot);
       continue;
     }
     // The tail joins accumulator `acc` without branches: every accumulator
@@ -92,7 +92,7 @@ void KernelEmitter::emitPacket(TraversalState &s, lower::PacketKind kind, Value 
     // out keeps its value, exactly what adding the identity does.
     for (size_t k = 0; k < accs.size(); ++k) {
       Value *old = b_.CreateLoad(type, accs[k]);
-      Value *updated = emitReductionStep(b_, op, old, v);
+      Value *updated = emitReductionStep(b_, op, old, v, &target_.math);
       Value *pick = s.tailMasks.empty() ? b_.CreateICmpEQ(acc, b_.getInt64(k)) : s.tailMasks[k];
       b_.CreateStore(b_.CreateSelect(pick, updated, old), accs[k]);
     }
@@ -103,7 +103,7 @@ Value *KernelEmitter::combine(ReduceOp op, std::vector<Value *> accs) {
   while (accs.size() > 1) {
     size_t half = accs.size() / 2;
     for (size_t k = 0; k < half; ++k)
-      accs[k] = emitReductionStep(b_, op, accs[k], accs[k + half]);
+      accs[k] = emitReductionStep(b_, op, accs[k], accs[k + half], &target_.math);
     accs.resize(half);
   }
   Value *v = accs[0];
@@ -113,7 +113,8 @@ Value *KernelEmitter::combine(ReduceOp op, std::vector<Value *> accs) {
       lo.push_back(i);
       hi.push_back(i + width / 2);
     }
-    v = emitReductionStep(b_, op, b_.CreateShuffleVector(v, lo), b_.CreateShuffleVector(v, hi));
+    v = emitReductionStep(b_, op, b_.CreateShuffleVector(v, lo), b_.CreateShuffleVector(v, hi),
+                          &target_.math);
   }
   return b_.CreateExtractElement(v, uint64_t(0));
 }
@@ -302,8 +303,9 @@ void KernelEmitter::emitChunkedPackets(TraversalState &s, Value *live, Value *gr
       for (int k = 0; k < K; ++k) {
         Value *partial = b_.CreateLoad(types(ri), s.accumulators[ri][k]);
         Value *total = b_.CreateLoad(types(ri), totals[ri][k]);
-        b_.CreateStore(emitReductionStep(b_, t.reductions[ri]->reduceOp(), total, partial),
-                       intoTotals ? totals[ri][k] : s.accumulators[ri][k]);
+        b_.CreateStore(
+            emitReductionStep(b_, t.reductions[ri]->reduceOp(), total, partial, &target_.math),
+            intoTotals ? totals[ri][k] : s.accumulators[ri][k]);
       }
   };
   emitIf(
@@ -353,7 +355,8 @@ void KernelEmitter::finishFromPartials(const lower::Traversal &t, int firstSlot)
       for (int k = 0; k < K; ++k) {
         Value *partial = b_.CreateAlignedLoad(type, partialPtr(slot, j, k), llvm::Align(4));
         Value *total = b_.CreateLoad(type, totals[k]);
-        b_.CreateStore(emitReductionStep(b_, r->reduceOp(), total, partial), totals[k]);
+        b_.CreateStore(emitReductionStep(b_, r->reduceOp(), total, partial, &target_.math),
+                       totals[k]);
       }
     });
     std::vector<Value *> accs;

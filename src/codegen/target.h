@@ -16,6 +16,9 @@ struct MathTarget {
   // form. A choice of instructions, not of bits: both round once.
   bool has_avx512f = false;
   bool has_avx512vl = false;
+  // AVX-512DQ: IEEE maximum/minimum as one vrangeps instead of seven
+  // compares and blends (codegen/emit_ops.cpp). The same bits.
+  bool has_avx512dq = false;
 };
 
 struct CodegenTarget {

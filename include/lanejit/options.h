@@ -4,7 +4,7 @@
 // fromEnvironment() applies them over a base. For booleans,
 // LANEJIT_ENABLE_<X>=1 turns a switch on and LANEJIT_DISABLE_<X>=1 turns it
 // off; when both are set, disable wins. No switch changes an output bit,
-// NaNs included: every NaN a kernel writes is the quiet NaN 0x7fc00000,
+// NaNs included: every NaN a kernel writes is the quiet NaN 0xffc00000,
 // whether computed or copied from an input (docs/switches.md, "NaN results").
 #pragma once
 

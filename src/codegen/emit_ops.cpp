@@ -173,12 +173,31 @@ Value *emitFma(llvm::IRBuilder<> &b, Value *x, Value *y, Value *z) {
   return b.CreateIntrinsic(llvm::Intrinsic::fma, {x->getType()}, {x, y, z});
 }
 
-Value *emitCanonicalNaN(llvm::IRBuilder<> &b, Value *x) {
-  if (!x->getType()->getScalarType()->isFloatTy())
+Value *emitCanonicalNaN(llvm::IRBuilder<> &b, Value *x, const MathTarget *math) {
+  llvm::Type *t = x->getType();
+  if (!t->getScalarType()->isFloatTy())
     return x;
-  // quiet_NaN() converts to the f32 0x7fc00000: positive, quiet bit only.
-  return b.CreateSelect(b.CreateFCmpUNO(x, x),
-                        constLike(x, std::numeric_limits<double>::quiet_NaN()), x, "canonical");
+  auto *v = llvm::dyn_cast<llvm::FixedVectorType>(t);
+  unsigned lanes = v ? v->getNumElements() : 1;
+  bool fixup = math && math->has_avx512f &&
+               (lanes == 16 || (math->has_avx512vl && (lanes == 8 || lanes == 4)));
+  if (fixup) {
+    // vfixupimmps, one instruction: the table maps both NaN classes (nibbles
+    // 0 and 1) to token 3, x86's default NaN, and the other six classes to
+    // token 1, the operand itself.
+    llvm::Intrinsic::ID id = lanes == 16  ? llvm::Intrinsic::x86_avx512_mask_fixupimm_ps_512
+                             : lanes == 8 ? llvm::Intrinsic::x86_avx512_mask_fixupimm_ps_256
+                                          : llvm::Intrinsic::x86_avx512_mask_fixupimm_ps_128;
+    Value *table = llvm::ConstantInt::get(llvm::VectorType::getInteger(v), 0x11111133u);
+    std::vector<Value *> args = {x, x, table, b.getInt32(0),
+                                 lanes == 16 ? b.getInt16(0xffff) : b.getInt8(0xff)};
+    if (lanes == 16)
+      args.push_back(b.getInt32(4)); // _MM_FROUND_CUR_DIRECTION
+    return b.CreateIntrinsic(id, {}, args, nullptr, "canonical");
+  }
+  Value *nan = llvm::ConstantFP::get(
+      t, llvm::APFloat(llvm::APFloat::IEEEsingle(), llvm::APInt(32, kCanonicalNaNBits)));
+  return b.CreateSelect(b.CreateFCmpUNO(x, x), nan, x, "canonical");
 }
 
 llvm::Constant *reductionIdentity(llvm::Type *type, ReduceOp op) {

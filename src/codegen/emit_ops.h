@@ -11,6 +11,8 @@
 
 #include <llvm/IR/IRBuilder.h>
 
+#include <cstdint>
+
 #include <vector>
 
 namespace lanejit::codegen {
@@ -31,11 +33,16 @@ llvm::Value *emitElementwise(llvm::IRBuilder<> &b, const Node &n,
                              const std::vector<llvm::Value *> &operands, const MathTarget &math);
 
 // What an output element holds: `x` with every NaN lane replaced by the
-// canonical quiet NaN 0x7fc00000 (f32; other types unchanged). A NaN's
+// canonical quiet NaN 0xffc00000 (f32; other types unchanged). A NaN's
 // sign and payload come from whichever operand x86 saw first, which the
 // register allocator chooses, so they differ between switches and opt
 // levels; the stored bits must not (docs/switches.md, "NaN results").
-llvm::Value *emitCanonicalNaN(llvm::IRBuilder<> &b, llvm::Value *x);
+// 0xffc00000 is x86's default NaN (what invalid operations produce), which
+// AVX-512's vfixupimmps writes in one instruction; other targets (and a
+// null `math`) compare and select, with the same bits.
+constexpr uint32_t kCanonicalNaNBits = 0xffc00000u;
+llvm::Value *emitCanonicalNaN(llvm::IRBuilder<> &b, llvm::Value *x,
+                              const MathTarget *math = nullptr);
 
 // Reductions: the value that leaves an accumulator unchanged bit for bit
 // (-0.0 for sums: -0 + x == x for every x, including +0), and the step

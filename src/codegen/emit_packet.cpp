@@ -142,7 +142,7 @@ std::vector<Value *> PacketEmitter::emitBody(const lower::Traversal &t, lower::P
     const Write &w = plan_.program.writes[t.writes[i]];
     Value *index = b.CreateAdd(scope.dim(w.begin), column);
     Value *ptr = b.CreateInBoundsGEP(b.getFloatTy(), scope.base(int(inputs) + w.output), index);
-    memoryStore(emitCanonicalNaN(b, written[i]), ptr, false);
+    memoryStore(emitCanonicalNaN(b, written[i], &target_.math), ptr, false);
   }
   scope_ = nullptr;
   return reduced;

@@ -409,7 +409,7 @@ void KernelEmitter::emitFills(const lower::Traversal &t, Value *live, Value *len
   auto store = [&](Value *column, Value *mask) {
     for (size_t i = 0; i < t.writes.size(); ++i) {
       const Write &w = program_.writes[t.writes[i]];
-      Value *value = emitCanonicalNaN(b_, splatOf(t.bound->fills[i]));
+      Value *value = emitCanonicalNaN(b_, splatOf(t.bound->fills[i]), &target_.math);
       Value *index = b_.CreateAdd(dimValue(w.begin), column);
       Value *ptr = b_.CreateInBoundsGEP(b_.getFloatTy(), rowBase(int(inputs) + w.output), index);
       if (mask)

@@ -16,7 +16,7 @@
 namespace lanejit {
 namespace {
 
-constexpr uint32_t kCanonicalNaN = 0x7fc00000u;
+constexpr uint32_t kCanonicalNaN = 0xffc00000u;
 
 const char *kProgram = R"(
 program min_max {

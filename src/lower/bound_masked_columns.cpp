@@ -79,6 +79,11 @@ LoweringResult boundMaskedColumns(KernelPlan &plan) {
     if (!ok)
       continue;
     t.bound = std::move(bound);
+    // The select that names `predicate` is the first reduction's operand or
+    // write's value; keep it, so codegen can skip the compare per packet.
+    const Expr &first =
+        t.reductions.empty() ? plan.program.writes[t.writes[0]].value : t.reductions[0]->args[0];
+    t.bound->predicate = first->args[0];
     ++bounded;
   }
   return {bounded > 0, std::to_string(bounded) + " traversals stop at a row-uniform column bound"};

@@ -33,6 +33,9 @@ struct ColumnBound {
   Dim col_begin;           // first column of the column index compared with it
   bool inclusive;          // col <= limit (else col < limit)
   std::vector<Expr> fills; // per write of the traversal: the value past live
+  // The predicate the bound was read from: true on every column the
+  // traversal visits, so its selects there take their first operand.
+  Expr predicate;
 };
 
 struct Traversal {

@@ -203,6 +203,14 @@ std::vector<LanejitConfig> lanejitConfigs(const ProtocolSettings &protocol,
       o.*field = false;
     configs.push_back({v.name, v.description, o, widest});
   }
+  // The other LLVM pipeline (lean_llvm_pipeline flipped), for its paired A/B.
+  CompileOptions pipeline = base;
+  pipeline.lean_llvm_pipeline = !base.lean_llvm_pipeline;
+  configs.push_back({pipeline.lean_llvm_pipeline ? "lanejit-lean-llvm" : "lanejit-o2-llvm",
+                     pipeline.lean_llvm_pipeline
+                         ? "lanejit native entry, lean LLVM pipeline (lean_llvm_pipeline on)"
+                         : "lanejit native entry, LLVM's O2 pipeline (lean_llvm_pipeline off)",
+                     pipeline, widest});
   if (aot || protocol.name == "seed")
     configs.push_back({"lanejit-aot",
                        "the default kernel's object linked ahead of time (cc -shared, dlopen): "

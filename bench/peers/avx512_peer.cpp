@@ -38,12 +38,6 @@ Kernel kernelFor(const std::string &op) {
   return nullptr;
 }
 
-bool cpuHasAvx512() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-         __builtin_cpu_supports("avx512vl");
-}
-
 class Avx512Peer : public Peer {
 public:
   std::string name() const override { return "avx512"; }
@@ -64,6 +58,12 @@ public:
 };
 
 } // namespace
+
+bool cpuHasAvx512() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512vl");
+}
 
 std::unique_ptr<Peer> makeAvx512Peer() {
   return std::make_unique<Avx512Peer>();

@@ -22,12 +22,15 @@
 // 24.1 -> 16.7) but the softmax would not (26.9 -> 28.4, 27.5 -> 37.0).
 #include "peers/avx512_rows_kernels.h"
 
+#include "peers/avx512_exp.h"
 #include "peers/avx512_kernels.h"
 
 #include <immintrin.h>
 
 namespace lanejit::bench::avx512_rows {
 namespace {
+
+using avx512::exp16;
 
 constexpr int W = 16;
 
@@ -40,26 +43,6 @@ inline __mmask16 firstLanes(int64_t n) {
 
 inline __m512i iota() {
   return _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-}
-
-// exp(x), the same polynomial as avx512_kernels.cpp's (that one is internal
-// to its file, which stays as it is): x = n*ln2 + r, |r| <= ln2/2, a degree-6
-// polynomial (Cephes expf coefficients) and scalef by 2^n.
-inline __m512 exp16(__m512 x) {
-  x = _mm512_max_ps(_mm512_set1_ps(-104.0f), x);
-  x = _mm512_min_ps(_mm512_set1_ps(89.0f), x);
-  __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
-                                  _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
-  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
-  __m512 p = _mm512_set1_ps(1.9875691500e-4f);
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
-  __m512 e = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
-  return _mm512_scalef_ps(e, n);
 }
 
 // 1/sqrt(s/cols + 1e-5) for 16 rows at once: one vector divide and sqrt.

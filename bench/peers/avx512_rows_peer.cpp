@@ -25,12 +25,6 @@ RowsFunction kernelFor(const std::string &op) {
   return nullptr;
 }
 
-bool cpuHasAvx512() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-         __builtin_cpu_supports("avx512vl");
-}
-
 class Avx512RowsPeer : public Peer {
 public:
   std::string name() const override { return "avx512-rows"; }

@@ -9,6 +9,8 @@ namespace lanejit::bench {
 
 std::unique_ptr<Peer> makeNaivePeer();
 std::unique_ptr<Peer> makeAvx512Peer();
+// Whether this CPU runs the AVX-512 peers' kernels (AVX-512F, DQ and VL).
+bool cpuHasAvx512();
 std::unique_ptr<Peer> makeAvx512RowsPeer();
 std::unique_ptr<Peer> makeTorchPeer();
 std::unique_ptr<Peer> makeOneDnnPeer();

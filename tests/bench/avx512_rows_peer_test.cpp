@@ -4,6 +4,7 @@
 // a few past its limit, at row counts below, on and around a 16-row block:
 // each result matches the FP64 oracle and the naive peer within 5e-5, and
 // no store leaves the output buffer.
+#include "bench/peer_cases.h"
 #include "peers/peer.h"
 
 #include <lanejit/check.h>
@@ -17,25 +18,6 @@
 
 namespace lanejit::bench {
 namespace {
-
-const Peer *findPeer(const std::vector<std::unique_ptr<Peer>> &peers, const std::string &name) {
-  for (const auto &p : peers)
-    if (p->name() == name)
-      return p.get();
-  return nullptr;
-}
-
-CaseBuffers buffersOf(const std::string &op, check::Case &c) {
-  CaseBuffers b;
-  b.op = op;
-  b.rows = c.shape.rows;
-  b.cols = c.shape.cols;
-  for (const check::GuardedBuffer &in : c.inputs)
-    b.inputs.push_back(in.data());
-  for (check::GuardedBuffer &out : c.outputs)
-    b.outputs.push_back(out.data());
-  return b;
-}
 
 // Runs `peer` once on a fresh case (random inputs, seed fixed by the shape).
 check::Case runOn(const Peer &peer, const std::string &op, Shape shape) {

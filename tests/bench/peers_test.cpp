@@ -2,6 +2,7 @@
 // here runs every operator it supports on fixture and random data, at the
 // brief's small shape, tail-heavy shapes and shapes one column off a packet
 // edge, and matches the FP64 oracle; bytesMoved gives the anchors' bytes.
+#include "bench/peer_cases.h"
 #include "peers/peer.h"
 
 #include <lanejit/check.h>
@@ -16,25 +17,6 @@
 
 namespace lanejit::bench {
 namespace {
-
-const Peer *findPeer(const std::vector<std::unique_ptr<Peer>> &peers, const std::string &name) {
-  for (const auto &p : peers)
-    if (p->name() == name)
-      return p.get();
-  return nullptr;
-}
-
-CaseBuffers buffersOf(const std::string &op, check::Case &c) {
-  CaseBuffers b;
-  b.op = op;
-  b.rows = c.shape.rows;
-  b.cols = c.shape.cols;
-  for (const check::GuardedBuffer &in : c.inputs)
-    b.inputs.push_back(in.data());
-  for (check::GuardedBuffer &out : c.outputs)
-    b.outputs.push_back(out.data());
-  return b;
-}
 
 // 17x65 is the brief's small case; 3x33 is tail-heavy (2 full packets + 1
 // lane); 2x16/4x15/2x17 sit on and one column off a 16-lane packet edge;

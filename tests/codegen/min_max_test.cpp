@@ -16,7 +16,8 @@
 namespace lanejit {
 namespace {
 
-constexpr uint32_t kCanonicalNaN = 0xffc00000u;
+using test::floatBits;
+using test::kCanonicalNaN;
 
 const char *kProgram = R"(
 program min_max {
@@ -42,14 +43,10 @@ program min_max {
 }
 )";
 
-float bits(uint32_t u) {
-  return std::bit_cast<float>(u);
-}
-
 // The reference: exactly the IEEE operation, NaN written canonical.
 float ieee(bool isMax, float a, float b) {
   if (std::isnan(a) || std::isnan(b))
-    return bits(kCanonicalNaN);
+    return floatBits(kCanonicalNaN);
   if (a == 0.0f && b == 0.0f) { // -0 < +0
     bool negative = isMax ? std::signbit(a) && std::signbit(b) : std::signbit(a) || std::signbit(b);
     return negative ? -0.0f : 0.0f;
@@ -73,9 +70,9 @@ float inputValue(int input, int64_t r, int64_t c) {
                                    -std::numeric_limits<float>::denorm_min(),
                                    std::numeric_limits<float>::max(),
                                    -std::numeric_limits<float>::max(),
-                                   bits(0x7fc12345u),
-                                   bits(0xffd00042u),
-                                   bits(0x7f800001u),
+                                   floatBits(0x7fc12345u),
+                                   floatBits(0xffd00042u),
+                                   floatBits(0x7f800001u),
                                    0.0f,
                                    -0.0f,
                                    2.5f};

@@ -29,7 +29,8 @@ namespace {
 
 using Inline = CompileOptions::Inline;
 
-constexpr uint32_t kCanonicalNaN = 0xffc00000u;
+using test::floatBits;
+using test::kCanonicalNaN;
 
 const char *kProgram = R"(
 program nan_sources {
@@ -66,10 +67,6 @@ program nan_sources {
 }
 )";
 
-float bits(uint32_t u) {
-  return std::bit_cast<float>(u);
-}
-
 // Row 1 is finite and positive in x, so its row sum is a number; rows 0
 // and 2 cycle through special values (two rotations).
 float inputValue(int input, int64_t r, int64_t c) {
@@ -81,11 +78,11 @@ float inputValue(int input, int64_t r, int64_t c) {
                                    2.0f,
                                    kInf,
                                    -kInf,
-                                   bits(0x7fc00000u),
-                                   bits(0xffc00000u),
-                                   bits(0x7f800001u),
-                                   bits(0x7fc12345u),
-                                   bits(0xffd00042u),
+                                   floatBits(0x7fc00000u),
+                                   floatBits(0xffc00000u),
+                                   floatBits(0x7f800001u),
+                                   floatBits(0x7fc12345u),
+                                   floatBits(0xffd00042u),
                                    -2.5f,
                                    0.5f,
                                    1e-3f,

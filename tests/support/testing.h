@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -57,6 +58,13 @@ std::string verifyErrorOf(const std::function<void()> &make);
 // (LANEJIT_TARGET_CPU, LANEJIT_TARGET_FEATURES): what explicit sweeps start
 // from, so ctest's avx2: pass (tests/CMakeLists.txt) runs them on AVX2 code.
 CompileOptions targetOptions();
+
+// The one NaN a kernel writes (docs/switches.md, "NaN results"), and a
+// float from its bits.
+constexpr uint32_t kCanonicalNaN = 0xffc00000u;
+inline float floatBits(uint32_t u) {
+  return std::bit_cast<float>(u);
+}
 
 // How many times `needle` occurs in `text`.
 size_t countOccurrences(const std::string &text, const std::string &needle);

@@ -13,7 +13,9 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <limits>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -32,6 +34,10 @@ public:
   llvm::Function *emit(const std::string &name);
 
 private:
+  // Local lanes L = P (segments): C <= W and every column vector of the
+  // program has C columns from column 0, so a row's columns keep their
+  // order in P consecutive lanes and elementwise work needs no shuffles.
+  bool segmentable() const;
   int64_t dim(const Dim &d) const { return evaluateDim(d, cols_, "rows across lanes"); }
   llvm::Type *f32() { return b_.getFloatTy(); }
   llvm::Constant *i64s(const std::vector<int64_t> &values);
@@ -58,6 +64,16 @@ private:
   std::vector<Value *> transpose(std::vector<Value *> m);
   void storeRows(int output, const std::map<int64_t, Value *> &columns);
 
+  // Segments (L = P): packet k of a block holds rows k*G ... k*G+G-1, row
+  // g's column j at lane g*P + j; lanes past C are padding.
+  llvm::Constant *laneConstant(const std::vector<int> &lanes, llvm::Type *element);
+  Value *segmentPacket(int buffer, int64_t begin, int64_t k);
+  Value *segmentTile(const Node &load);
+  Value *broadcast(const Expr &e, int64_t k);
+  Value *segmentReduce(const Node &n);
+  Value *foldFromIdentity(ReduceOp op, Value *identity, Value *x);
+  void storeSegments(int output, const std::vector<Value *> &packets);
+
   const lower::KernelPlan &plan_;
   const Program &program_;
   llvm::Module &module_;
@@ -75,6 +91,18 @@ private:
   std::unordered_map<const Node *, Value *> uniform_;
   std::map<std::pair<int, int64_t>, std::vector<Value *>> chunks_; // (buffer, chunk) -> columns
   std::map<std::pair<int, int>, Value *> rowPointers_;
+
+  // Segments: P lanes per row (the next power of two >= C), G = W / P rows
+  // per packet, P packets per block. rowOfLane_: the block row whose
+  // row-uniform values lane i of a row-uniform packet holds (the order
+  // segmentReduce leaves rows in); laneOfRow_ its inverse.
+  bool segments_ = false;
+  int P_ = 0, G_ = 0, Q_ = 1, packets_ = 0;
+  std::vector<int> rowOfLane_, laneOfRow_;
+  // (param, begin, packet of a row), emitted in the entry block.
+  std::map<std::tuple<int, int64_t, int64_t>, Value *> tiles_;
+  std::map<std::pair<const Node *, int64_t>, Value *> broadcast_;
+  std::map<std::tuple<int, int64_t, int64_t>, Value *> segmentPackets_;
 };
 
 llvm::Constant *RowsEmitter::i64s(const std::vector<int64_t> &values) {
@@ -132,8 +160,117 @@ void RowsEmitter::emitLoop(Value *begin, Value *end, int64_t step,
   b_.SetInsertPoint(exit);
 }
 
+// The two halves of every segment of n lanes in packets a and b, for one
+// step of segmentReduce: lane i of the result holds, from lo and hi, the
+// segment lanes v[t] and v[t + n/2] of one row. Within each group of lanes
+// (128-bit blocks while n <= 4, else the whole packet) the result takes a's
+// segments' halves, then b's: in-block shuffles (vshufps) and block
+// shuffles (vshuff32x4, vperm2f128), not two-source lane permutes.
+std::pair<std::vector<int>, std::vector<int>> segmentHalves(int W, int n) {
+  int group = n <= 4 ? std::min(4, W) : W;
+  std::vector<int> lo, hi;
+  for (int g0 = 0; g0 < W; g0 += group)
+    for (int source : {0, W})
+      for (int t = 0; t < group / n; ++t)
+        for (int i = 0; i < n / 2; ++i) {
+          lo.push_back(source + g0 + t * n + i);
+          hi.push_back(source + g0 + t * n + n / 2 + i);
+        }
+  return {lo, hi};
+}
+
+bool RowsEmitter::segmentable() const {
+  if (cols_ < 1 || cols_ > lower::kReductionLanes)
+    return false;
+  auto isC = [&](const Dim &d) { return d.evaluate(cols_).value_or(-1) == cols_; };
+  std::vector<int> writes(program_.outputs.size(), 0);
+  for (const Write &w : program_.writes) {
+    if (!isC(w.len) || w.begin.evaluate(cols_).value_or(-1) != 0 ||
+        !isC(program_.outputs.at(w.output).cols) || ++writes[w.output] > 1)
+      return false;
+  }
+  std::vector<const Node *> stack;
+  std::unordered_map<const Node *, bool> seen;
+  for (const Write &w : program_.writes)
+    stack.push_back(w.value.get());
+  while (!stack.empty()) {
+    const Node *n = stack.back();
+    stack.pop_back();
+    if (seen[n])
+      continue;
+    seen[n] = true;
+    if (n->len && !isC(*n->len))
+      return false;
+    if (n->kind == NodeKind::Slice && n->begin.evaluate(cols_).value_or(-1) != 0)
+      return false;
+    for (const Expr &a : n->args)
+      stack.push_back(a.get());
+  }
+  return true;
+}
+
 llvm::Function *RowsEmitter::emit(const std::string &name) {
+  segments_ = segmentable();
+  if (segments_) {
+    P_ = 1;
+    while (P_ < cols_ && P_ < W_)
+      P_ *= 2;
+    G_ = W_ / P_;
+    Q_ = static_cast<int>((cols_ + W_ - 1) / W_);
+    packets_ = W_ / G_ * Q_;
+    // Where segmentReduce's steps take each block row.
+    std::vector<std::vector<int>> rows(static_cast<size_t>(P_), std::vector<int>(W_));
+    for (int k = 0; k < P_; ++k)
+      for (int j = 0; j < W_; ++j)
+        rows[k][j] = k * G_ + j / P_;
+    for (int n = P_; n > 1; n /= 2) {
+      auto [lo, hi] = segmentHalves(W_, n);
+      std::vector<std::vector<int>> next;
+      for (size_t i = 0; i + 1 < rows.size(); i += 2) {
+        std::vector<int> r(W_);
+        for (int l = 0; l < W_; ++l)
+          r[l] = lo[l] < W_ ? rows[i][lo[l]] : rows[i + 1][lo[l] - W_];
+        next.push_back(r);
+      }
+      rows = std::move(next);
+    }
+    rowOfLane_ = rows.at(0);
+    laneOfRow_.assign(W_, -1);
+    for (int l = 0; l < W_; ++l)
+      laneOfRow_.at(rowOfLane_[l]) = l;
+  }
   createFunction(name);
+  if (segments_) { // column-vector inputs, tiled once per call
+    std::vector<const Node *> stack;
+    std::unordered_map<const Node *, bool> seen;
+    for (const Write &w : program_.writes)
+      stack.push_back(w.value.get());
+    while (!stack.empty()) {
+      const Node *n = stack.back();
+      stack.pop_back();
+      if (seen[n])
+        continue;
+      seen[n] = true;
+      if (n->kind == NodeKind::Load && program_.inputs.at(n->param).kind == ParamKind::ColVector) {
+        int64_t begin = dim(n->begin);
+        for (int q = 0; q < Q_; ++q) {
+          auto [it, fresh] = tiles_.try_emplace({n->param, begin, q});
+          if (!fresh)
+            continue;
+          int count = static_cast<int>(std::min<int64_t>(P_, cols_ - q * W_));
+          llvm::Type *part = valueType(ctx_, n->type, count);
+          Value *ptr = b_.CreateConstInBoundsGEP1_64(f32(), bases_.at(n->param), begin + q * W_);
+          std::vector<int> tile;
+          for (int j = 0; j < W_; ++j)
+            tile.push_back(j % P_ < count ? j % P_ : -1);
+          it->second =
+              b_.CreateShuffleVector(b_.CreateAlignedLoad(part, ptr, llvm::Align(4)), tile);
+        }
+      }
+      for (const Expr &a : n->args)
+        stack.push_back(a.get());
+    }
+  }
   Value *begin = fn_->getArg(1), *end = fn_->getArg(2);
   // Full blocks over [begin, fullEnd), then one block of the rest.
   Value *count = b_.CreateSub(end, begin);
@@ -163,6 +300,20 @@ void RowsEmitter::emitBlock(Value *row0, Value *activeRows) {
   for (int i = 0; i < W_; ++i)
     ids.push_back(i);
   rows64_ = b_.CreateAdd(b_.CreateVectorSplat(W_, row0), i64s(ids), "rows");
+  if (segments_) {
+    broadcast_.clear();
+    segmentPackets_.clear();
+    std::vector<int64_t> order(rowOfLane_.begin(), rowOfLane_.end());
+    rows64_ = b_.CreateAdd(b_.CreateVectorSplat(W_, row0), i64s(order), "rows");
+    std::vector<std::vector<Value *>> packets(program_.outputs.size());
+    for (const Write &w : program_.writes)
+      for (int64_t k = 0; k < packets_; ++k)
+        packets[w.output].push_back(emitCanonicalNaN(
+            b_, w.value->rowUniform() ? broadcast(w.value, k) : value(w.value, k)));
+    for (size_t o = 0; o < packets.size(); ++o)
+      storeSegments(static_cast<int>(o), packets[o]);
+    return;
+  }
 
   // Every value first, so every load of the block precedes its first store.
   std::vector<std::map<int64_t, Value *>> written(program_.outputs.size());
@@ -176,14 +327,21 @@ void RowsEmitter::emitBlock(Value *row0, Value *activeRows) {
     storeRows(static_cast<int>(o), written[o]);
 }
 
+// `column`: the column, or with segments the block's packet.
 Value *RowsEmitter::value(const Expr &e, int64_t column) {
   if (e->rowUniform())
-    return uniformValue(e);
+    return segments_ ? broadcast(e, column) : uniformValue(e);
   if (auto it = lane_.find({e.get(), column}); it != lane_.end())
     return it->second;
   Value *v = nullptr;
   switch (e->kind) {
   case NodeKind::Load: {
+    if (segments_) {
+      v = program_.inputs.at(e->param).kind == ParamKind::RowTensor
+              ? segmentPacket(e->param, dim(e->begin), column)
+              : tiles_.at({e->param, dim(e->begin), column % Q_});
+      break;
+    }
     int64_t at = dim(e->begin) + column;
     if (program_.inputs.at(e->param).kind == ParamKind::RowTensor) {
       v = rowColumn(e->param, at);
@@ -193,6 +351,13 @@ Value *RowsEmitter::value(const Expr &e, int64_t column) {
     }
   } break;
   case NodeKind::ColIndex:
+    if (segments_) {
+      std::vector<int> cols;
+      for (int j = 0; j < W_; ++j)
+        cols.push_back(static_cast<int>(dim(e->begin) + column % Q_ * W_) + j % P_);
+      v = laneConstant(cols, b_.getInt32Ty());
+      break;
+    }
     v = b_.CreateVectorSplat(W_, b_.getInt32(static_cast<int32_t>(dim(e->begin) + column)));
     break;
   case NodeKind::Slice: v = value(e->args[0], dim(e->begin) + column); break;
@@ -227,7 +392,7 @@ Value *RowsEmitter::uniformValue(const Expr &e) {
         W_, b_.CreateAlignedLoad(valueType(ctx_, e->type, 0), bases_.at(e->param), llvm::Align(4)));
     break;
   case NodeKind::RowIndex: v = b_.CreateTrunc(rows64_, valueType(ctx_, DType::I32, W_)); break;
-  case NodeKind::Reduce: v = reduce(*e); break;
+  case NodeKind::Reduce: v = segments_ ? segmentReduce(*e) : reduce(*e); break;
   default: {
     std::vector<Value *> operands;
     for (const Expr &a : e->args)
@@ -361,6 +526,150 @@ void RowsEmitter::storeRows(int output, const std::map<int64_t, Value *> &column
         b_.CreateAlignedStore(b_.CreateShuffleVector(m[r], narrow), ptr, llvm::Align(4));
     }
   }
+}
+
+llvm::Constant *RowsEmitter::laneConstant(const std::vector<int> &lanes, llvm::Type *element) {
+  std::vector<llvm::Constant *> c;
+  for (int v : lanes)
+    c.push_back(llvm::ConstantInt::get(element, static_cast<uint64_t>(v)));
+  return llvm::ConstantVector::get(c);
+}
+
+// Packet k of row tensor `buffer` from column `begin`: each of its G rows'
+// C columns loaded as they lie (a masked load past the block's rows), the
+// rows concatenated; padding lanes are left undefined (reductions replace
+// them with the identity, stores skip them).
+Value *RowsEmitter::segmentPacket(int buffer, int64_t begin, int64_t k) {
+  auto [it, fresh] = segmentPackets_.try_emplace({buffer, begin, k});
+  if (!fresh)
+    return it->second;
+  int q = static_cast<int>(k % Q_), count = static_cast<int>(std::min<int64_t>(P_, cols_ - q * W_));
+  llvm::Type *part = llvm::FixedVectorType::get(f32(), static_cast<unsigned>(count));
+  std::vector<int> widen;
+  for (int j = 0; j < P_; ++j)
+    widen.push_back(j < count ? j : -1);
+  std::vector<Value *> rows;
+  for (int g = 0; g < G_; ++g) {
+    int r = static_cast<int>(k / Q_) * G_ + g;
+    Value *ptr = b_.CreateConstInBoundsGEP1_64(f32(), rowPointer(buffer, r), begin + q * W_);
+    Value *row;
+    if (activeRows_) {
+      Value *live = b_.CreateVectorSplat(static_cast<unsigned>(count),
+                                         b_.CreateICmpSLT(b_.getInt64(r), activeRows_));
+      row =
+          b_.CreateMaskedLoad(part, ptr, llvm::Align(4), live, llvm::Constant::getNullValue(part));
+    } else {
+      row = b_.CreateAlignedLoad(part, ptr, llvm::Align(4));
+    }
+    rows.push_back(P_ == count ? row : b_.CreateShuffleVector(row, widen));
+  }
+  // Concatenate neighbours until one packet remains.
+  while (rows.size() > 1) {
+    std::vector<Value *> next;
+    int n =
+        static_cast<int>(llvm::cast<llvm::FixedVectorType>(rows[0]->getType())->getNumElements());
+    std::vector<int> both;
+    for (int j = 0; j < 2 * n; ++j)
+      both.push_back(j);
+    for (size_t i = 0; i < rows.size(); i += 2)
+      next.push_back(b_.CreateShuffleVector(rows[i], rows[i + 1], both));
+    rows = std::move(next);
+  }
+  it->second = rows[0];
+  return rows[0];
+}
+
+// identity op x, the first fold of a virtual lane. For max and min that is
+// x with a NaN made the canonical NaN, emitIeeeMinMax's result for every x
+// (x > -inf unless x is -inf, whose tie is x): two instructions, not five.
+Value *RowsEmitter::foldFromIdentity(ReduceOp op, Value *identity, Value *x) {
+  if ((op != ReduceOp::Max && op != ReduceOp::Min) || !x->getType()->isFPOrFPVectorTy())
+    return emitReductionStep(b_, op, identity, x);
+  return b_.CreateSelect(
+      b_.CreateFCmpUNO(x, x),
+      llvm::ConstantFP::get(x->getType(), std::numeric_limits<double>::quiet_NaN()), x);
+}
+
+Value *RowsEmitter::broadcast(const Expr &e, int64_t k) {
+  auto [it, fresh] = broadcast_.try_emplace({e.get(), k});
+  if (fresh) {
+    std::vector<int> from;
+    for (int j = 0; j < W_; ++j)
+      from.push_back(laneOfRow_.at(static_cast<size_t>(k / Q_ * G_ + j / P_)));
+    it->second = b_.CreateShuffleVector(uniformValue(e), from);
+  }
+  return it->second;
+}
+
+// The packet-local association for C <= P <= 64: column c is virtual lane
+// c, folded once from the identity; the halving tree's steps s >= P pair
+// lanes past C only (left out, as in reduce()), and steps s = P/2 ... 1
+// pair segment lanes t and t + s, padding lanes holding the identity. Each
+// step combines two packets' segment halves (segmentHalves) into one
+// packet of twice the rows, so P packets end as one, a lane per row.
+Value *RowsEmitter::segmentReduce(const Node &n) {
+  const Expr &arg = n.args[0];
+  ReduceOp op = n.reduceOp();
+  llvm::Type *type = valueType(ctx_, arg->type, W_);
+  Value *identity = reductionIdentity(type, op);
+  std::vector<Value *> packets;
+  for (int64_t k = 0; k < packets_; ++k) {
+    int q = static_cast<int>(k % Q_);
+    Value *x = foldFromIdentity(op, identity, value(arg, k));
+    if (cols_ - q * W_ < P_) { // padding lanes: the identity
+      std::vector<llvm::Constant *> live;
+      for (int j = 0; j < W_; ++j)
+        live.push_back(b_.getInt1(q * W_ + j % P_ < cols_));
+      x = b_.CreateSelect(llvm::ConstantVector::get(live), x, identity);
+    }
+    packets.push_back(x);
+  }
+  // Rows of Q packets: the tree's steps s >= W pair packet q with packet
+  // q + s/W of the same row (none past the row's last packet: identity).
+  if (Q_ > 1) {
+    std::vector<Value *> rows;
+    for (size_t r = 0; r < packets.size(); r += static_cast<size_t>(Q_)) {
+      for (int s = static_cast<int>(lower::kReductionLanes) / 2; s >= W_; s /= 2)
+        for (int q = 0; q < s / W_ && q + s / W_ < Q_; ++q)
+          packets[r + q] = emitReductionStep(b_, op, packets[r + q], packets[r + q + s / W_]);
+      rows.push_back(packets[r]);
+    }
+    packets = std::move(rows);
+  }
+  for (int size = P_; size > 1; size /= 2) {
+    auto [lo, hi] = segmentHalves(W_, size);
+    std::vector<Value *> next;
+    for (size_t i = 0; i < packets.size(); i += 2)
+      next.push_back(emitReductionStep(b_, op,
+                                       b_.CreateShuffleVector(packets[i], packets[i + 1], lo),
+                                       b_.CreateShuffleVector(packets[i], packets[i + 1], hi)));
+    packets = std::move(next);
+  }
+  Value *result = packets.at(0);
+  if (op == ReduceOp::Mean)
+    result = b_.CreateFDiv(
+        result, llvm::ConstantFP::get(type, static_cast<double>(static_cast<float>(cols_))));
+  return result;
+}
+
+void RowsEmitter::storeSegments(int output, const std::vector<Value *> &packets) {
+  int buffer = static_cast<int>(program_.inputs.size()) + output;
+  for (int64_t k = 0; k < packets_; ++k)
+    for (int g = 0; g < G_; ++g) {
+      int q = static_cast<int>(k % Q_), r = static_cast<int>(k / Q_) * G_ + g;
+      int count = static_cast<int>(std::min<int64_t>(P_, cols_ - q * W_));
+      std::vector<int> lanes;
+      for (int j = 0; j < count; ++j)
+        lanes.push_back(g * P_ + j);
+      Value *row = count == W_ ? packets[k] : b_.CreateShuffleVector(packets[k], lanes);
+      Value *ptr = b_.CreateConstInBoundsGEP1_64(f32(), rowPointer(buffer, r), q * W_);
+      if (activeRows_)
+        b_.CreateMaskedStore(row, ptr, llvm::Align(4),
+                             b_.CreateVectorSplat(static_cast<unsigned>(count),
+                                                  b_.CreateICmpSLT(b_.getInt64(r), activeRows_)));
+      else
+        b_.CreateAlignedStore(row, ptr, llvm::Align(4));
+    }
 }
 
 } // namespace

@@ -104,6 +104,17 @@ private:
   std::map<std::tuple<int, int64_t, int64_t>, Value *> tiles_;
   std::map<std::pair<const Node *, int64_t>, Value *> broadcast_;
   std::map<std::tuple<int, int64_t, int64_t>, Value *> segmentPackets_;
+
+  // Column bounds (rows of several packets): the bound every bounded
+  // traversal shares, the reductions and writes (with their fills) it
+  // covers, and how many packets of each row the block being emitted
+  // computes (the rest are past every block row's bound).
+  void findColumnBound();
+  void emitSegmentBlock();
+  const lower::ColumnBound *bound_ = nullptr;
+  std::unordered_map<const Node *, bool> boundedReductions_;
+  std::map<size_t, Expr> boundedWrites_;
+  int liveQ_ = 0;
 };
 
 llvm::Constant *RowsEmitter::i64s(const std::vector<int64_t> &values) {
@@ -241,6 +252,8 @@ llvm::Function *RowsEmitter::emit(const std::string &name) {
       laneOfRow_.at(rowOfLane_[l]) = l;
   }
   createFunction(name);
+  if (segments_ && Q_ > 1)
+    findColumnBound();
   if (segments_) { // column-vector inputs, tiled once per call
     std::vector<const Node *> stack;
     std::unordered_map<const Node *, bool> seen;
@@ -329,17 +342,37 @@ void RowsEmitter::emitBlock(Value *row0, Value *activeRows) {
     ids.push_back(i);
   rows64_ = b_.CreateAdd(b_.CreateVectorSplat(W_, row0), i64s(ids), "rows");
   if (segments_) {
-    broadcast_.clear();
-    segmentPackets_.clear();
     std::vector<int64_t> order(rowOfLane_.begin(), rowOfLane_.end());
     rows64_ = b_.CreateAdd(b_.CreateVectorSplat(W_, row0), i64s(order), "rows");
-    std::vector<std::vector<Value *>> packets(program_.outputs.size());
-    for (const Write &w : program_.writes)
-      for (int64_t k = 0; k < packets_; ++k)
-        packets[w.output].push_back(emitCanonicalNaN(
-            b_, w.value->rowUniform() ? broadcast(w.value, k) : value(w.value, k)));
-    for (size_t o = 0; o < packets.size(); ++o)
-      storeSegments(static_cast<int>(o), packets[o]);
+    liveQ_ = Q_;
+    if (!bound_) {
+      emitSegmentBlock();
+      return;
+    }
+    // The packets of a row any block row needs: up to the largest of the
+    // rows' live columns (at least one packet). One copy of the block per
+    // count, chosen by a switch (masked softmax 4096x64 at W = 16: a block
+    // of rows 0-15 computes one packet of each row, not four).
+    Value *limit = b_.CreateIntMaxReduce(uniformValue(bound_->limit), /*IsSigned=*/true);
+    Value *live = b_.CreateAdd(b_.CreateSExt(limit, b_.getInt64Ty()),
+                               b_.getInt64((bound_->inclusive ? 1 : 0) - dim(bound_->col_begin)));
+    Value *count = b_.CreateUDiv(b_.CreateAdd(live, b_.getInt64(W_ - 1)), b_.getInt64(W_));
+    count = b_.CreateSelect(b_.CreateICmpSLT(live, b_.getInt64(1)), b_.getInt64(1), count);
+    auto *joined = llvm::BasicBlock::Create(ctx_, "bounded.done", fn_);
+    auto *all = llvm::BasicBlock::Create(ctx_, "bounded.all", fn_);
+    llvm::SwitchInst *choice = b_.CreateSwitch(count, all, static_cast<unsigned>(Q_ - 1));
+    for (int n = 1; n <= Q_; ++n) {
+      llvm::BasicBlock *copy = all;
+      if (n < Q_) {
+        copy = llvm::BasicBlock::Create(ctx_, "bounded." + std::to_string(n), fn_);
+        choice->addCase(b_.getInt64(n), copy);
+      }
+      b_.SetInsertPoint(copy);
+      liveQ_ = n;
+      emitSegmentBlock();
+      b_.CreateBr(joined);
+    }
+    b_.SetInsertPoint(joined);
     return;
   }
 
@@ -353,6 +386,53 @@ void RowsEmitter::emitBlock(Value *row0, Value *activeRows) {
   }
   for (size_t o = 0; o < written.size(); ++o)
     storeRows(static_cast<int>(o), written[o]);
+}
+
+// The block's values and stores in the row layout, packets of a row from
+// liveQ_ on past every block row's column bound (findColumnBound).
+void RowsEmitter::emitSegmentBlock() {
+  lane_.clear();
+  uniform_.clear();
+  broadcast_.clear();
+  segmentPackets_.clear();
+  rowPointers_.clear();
+  std::vector<std::vector<Value *>> packets(program_.outputs.size());
+  for (size_t i = 0; i < program_.writes.size(); ++i) {
+    const Write &w = program_.writes[i];
+    auto fill = boundedWrites_.find(i);
+    for (int64_t k = 0; k < packets_; ++k) {
+      const Expr &e = fill != boundedWrites_.end() && k % Q_ >= liveQ_ ? fill->second : w.value;
+      packets[w.output].push_back(
+          emitCanonicalNaN(b_, e->rowUniform() ? broadcast(e, k) : value(e, k)));
+    }
+  }
+  for (size_t o = 0; o < packets.size(); ++o)
+    storeSegments(static_cast<int>(o), packets[o]);
+}
+
+// The plan's column bounds (bound-masked-columns): past a row's live
+// columns a bounded traversal's reductions would fold their identity and
+// its writes store their fill. Used when every bounded traversal has the
+// same bound (masked softmax's three), so one count of live packets per
+// block serves all.
+void RowsEmitter::findColumnBound() {
+  for (const lower::Traversal &t : plan_.traversals) {
+    if (!t.bound)
+      continue;
+    const lower::ColumnBound &b = *t.bound;
+    if (bound_ && (bound_->limit.get() != b.limit.get() || bound_->inclusive != b.inclusive ||
+                   dim(bound_->col_begin) != dim(b.col_begin))) {
+      bound_ = nullptr;
+      boundedReductions_.clear();
+      boundedWrites_.clear();
+      return;
+    }
+    bound_ = &b;
+    for (const Expr &r : t.reductions)
+      boundedReductions_[r.get()] = true;
+    for (size_t i = 0; i < t.writes.size() && i < b.fills.size(); ++i)
+      boundedWrites_[static_cast<size_t>(t.writes[i])] = b.fills[i];
+  }
 }
 
 // `column`: the column, or with segments the block's packet.
@@ -662,8 +742,13 @@ Value *RowsEmitter::segmentReduce(const Node &n) {
   llvm::Type *type = valueType(ctx_, arg->type, W_);
   Value *identity = reductionIdentity(type, op);
   std::vector<Value *> packets;
+  bool bounded = boundedReductions_.count(&n) > 0;
   for (int64_t k = 0; k < packets_; ++k) {
     int q = static_cast<int>(k % Q_);
+    if (bounded && q >= liveQ_) { // past every block row's bound: the identity
+      packets.push_back(nullptr);
+      continue;
+    }
     Value *x = foldFromIdentity(op, identity, value(arg, k));
     if (cols_ - q * W_ < P_) { // padding lanes: the identity
       std::vector<llvm::Constant *> live;
@@ -680,7 +765,8 @@ Value *RowsEmitter::segmentReduce(const Node &n) {
     for (size_t r = 0; r < packets.size(); r += static_cast<size_t>(Q_)) {
       for (int s = static_cast<int>(lower::kReductionLanes) / 2; s >= W_; s /= 2)
         for (int q = 0; q < s / W_ && q + s / W_ < Q_; ++q)
-          packets[r + q] = combine(op, packets[r + q], packets[r + q + s / W_]);
+          if (packets[r + q + s / W_]) // x op identity == x: left out
+            packets[r + q] = combine(op, packets[r + q], packets[r + q + s / W_]);
       rows.push_back(packets[r]);
     }
     packets = std::move(rows);

@@ -741,45 +741,55 @@ Value *RowsEmitter::segmentReduce(const Node &n) {
   ReduceOp op = n.reduceOp();
   llvm::Type *type = valueType(ctx_, arg->type, W_);
   Value *identity = reductionIdentity(type, op);
-  std::vector<Value *> packets;
   bool bounded = boundedReductions_.count(&n) > 0;
-  for (int64_t k = 0; k < packets_; ++k) {
-    int q = static_cast<int>(k % Q_);
-    if (bounded && q >= liveQ_) { // past every block row's bound: the identity
-      packets.push_back(nullptr);
-      continue;
+  // Emitted row by row, each step as soon as its operands exist (a stack
+  // of (step, packet)), so few packets are live at once; the pairs are
+  // the level-by-level tree's.
+  std::vector<std::pair<int, Value *>> pending;
+  auto push = [&](Value *v) {
+    int level = 0;
+    while (!pending.empty() && pending.back().first == level) {
+      auto [lo, hi] = segmentHalves(W_, P_ >> level);
+      Value *a = pending.back().second;
+      pending.pop_back();
+      v = combine(op, b_.CreateShuffleVector(a, v, lo), b_.CreateShuffleVector(a, v, hi));
+      ++level;
     }
-    Value *x = foldFromIdentity(op, identity, value(arg, k));
-    if (cols_ - q * W_ < P_) { // padding lanes: the identity
-      std::vector<llvm::Constant *> live;
-      for (int j = 0; j < W_; ++j)
-        live.push_back(b_.getInt1(q * W_ + j % P_ < cols_));
-      x = b_.CreateSelect(llvm::ConstantVector::get(live), x, identity);
+    pending.emplace_back(level, v);
+  };
+  std::vector<Value *> rowPackets;
+  for (int64_t row = 0; row < packets_ / Q_; ++row) {
+    std::vector<Value *> packets;
+    for (int q = 0; q < Q_; ++q) {
+      if (bounded && q >= liveQ_) { // past every block row's bound: the identity
+        packets.push_back(nullptr);
+        continue;
+      }
+      Value *x = foldFromIdentity(op, identity, value(arg, row * Q_ + q));
+      if (cols_ - q * W_ < P_) { // padding lanes: the identity
+        std::vector<llvm::Constant *> live;
+        for (int j = 0; j < W_; ++j)
+          live.push_back(b_.getInt1(q * W_ + j % P_ < cols_));
+        x = b_.CreateSelect(llvm::ConstantVector::get(live), x, identity);
+      }
+      packets.push_back(x);
     }
-    packets.push_back(x);
+    // Rows of Q packets: the tree's steps s >= W pair packet q with packet
+    // q + s/W of the same row (none past the row's last packet: identity).
+    for (int s = static_cast<int>(lower::kReductionLanes) / 2; s >= W_; s /= 2)
+      for (int q = 0; q < s / W_ && q + s / W_ < Q_; ++q)
+        if (packets[q + s / W_]) // x op identity == x: left out
+          packets[q] = combine(op, packets[q], packets[q + s / W_]);
+    rowPackets.push_back(packets[0]);
+    if (Q_ > 1)
+      push(rowPackets.back());
   }
-  // Rows of Q packets: the tree's steps s >= W pair packet q with packet
-  // q + s/W of the same row (none past the row's last packet: identity).
-  if (Q_ > 1) {
-    std::vector<Value *> rows;
-    for (size_t r = 0; r < packets.size(); r += static_cast<size_t>(Q_)) {
-      for (int s = static_cast<int>(lower::kReductionLanes) / 2; s >= W_; s /= 2)
-        for (int q = 0; q < s / W_ && q + s / W_ < Q_; ++q)
-          if (packets[r + q + s / W_]) // x op identity == x: left out
-            packets[r + q] = combine(op, packets[r + q], packets[r + q + s / W_]);
-      rows.push_back(packets[r]);
-    }
-    packets = std::move(rows);
-  }
-  for (int size = P_; size > 1; size /= 2) {
-    auto [lo, hi] = segmentHalves(W_, size);
-    std::vector<Value *> next;
-    for (size_t i = 0; i < packets.size(); i += 2)
-      next.push_back(combine(op, b_.CreateShuffleVector(packets[i], packets[i + 1], lo),
-                             b_.CreateShuffleVector(packets[i], packets[i + 1], hi)));
-    packets = std::move(next);
-  }
-  Value *result = packets.at(0);
+  // One packet per G rows: all first, then the steps (measured faster at
+  // C = 8: masked softmax 4096x8 1.67 -> 1.50 of avx512-rows).
+  if (Q_ == 1)
+    for (Value *v : rowPackets)
+      push(v);
+  Value *result = pending.at(0).second;
   if (op == ReduceOp::Mean)
     result = b_.CreateFDiv(
         result, llvm::ConstantFP::get(type, static_cast<double>(static_cast<float>(cols_))));

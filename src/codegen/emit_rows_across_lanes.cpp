@@ -73,7 +73,7 @@ private:
   Value *segmentReduce(const Node &n);
   Value *foldFromIdentity(ReduceOp op, Value *identity, Value *x);
   Value *combine(ReduceOp op, Value *a, Value *b);
-  void storeSegments(int output, const std::vector<Value *> &packets);
+  void storeSegment(int output, int64_t k, Value *packet);
 
   const lower::KernelPlan &plan_;
   const Program &program_;
@@ -396,18 +396,50 @@ void RowsEmitter::emitSegmentBlock() {
   broadcast_.clear();
   segmentPackets_.clear();
   rowPointers_.clear();
-  std::vector<std::vector<Value *>> packets(program_.outputs.size());
-  for (size_t i = 0; i < program_.writes.size(); ++i) {
-    const Write &w = program_.writes[i];
+  auto written = [&](size_t i, int64_t k) {
     auto fill = boundedWrites_.find(i);
-    for (int64_t k = 0; k < packets_; ++k) {
-      const Expr &e = fill != boundedWrites_.end() && k % Q_ >= liveQ_ ? fill->second : w.value;
-      packets[w.output].push_back(
-          emitCanonicalNaN(b_, e->rowUniform() ? broadcast(e, k) : value(e, k)));
-    }
+    const Expr &e =
+        fill != boundedWrites_.end() && k % Q_ >= liveQ_ ? fill->second : program_.writes[i].value;
+    return emitCanonicalNaN(b_, e->rowUniform() ? broadcast(e, k) : value(e, k));
+  };
+  if (Q_ == 1) { // every value, then every store
+    std::vector<std::vector<Value *>> packets(program_.outputs.size(),
+                                              std::vector<Value *>(packets_));
+    for (size_t i = 0; i < program_.writes.size(); ++i)
+      for (int64_t k = 0; k < packets_; ++k)
+        packets[program_.writes[i].output][k] = written(i, k);
+    for (size_t o = 0; o < packets.size(); ++o)
+      for (int64_t k = 0; k < packets_; ++k)
+        storeSegment(static_cast<int>(o), k, packets[o][k]);
+    return;
   }
-  for (size_t o = 0; o < packets.size(); ++o)
-    storeSegments(static_cast<int>(o), packets[o]);
+  // Rows of several packets: every reduction first (they read every
+  // packet), then each packet is computed and stored before the next is
+  // read, so few are live (RMSNorm 4096x64: no output packet spilled).
+  // In place stays correct: a packet reads only its own rows, at or past
+  // its own columns (loads start at column >= 0 of a row, writes at 0),
+  // so nothing a later packet reads has been stored yet.
+  std::vector<Expr> stack;
+  std::unordered_map<const Node *, bool> seen;
+  for (size_t i = 0; i < program_.writes.size(); ++i) {
+    stack.push_back(program_.writes[i].value);
+    if (auto fill = boundedWrites_.find(i); fill != boundedWrites_.end())
+      stack.push_back(fill->second);
+  }
+  while (!stack.empty()) {
+    Expr e = stack.back();
+    stack.pop_back();
+    if (seen[e.get()])
+      continue;
+    seen[e.get()] = true;
+    if (e->kind == NodeKind::Reduce)
+      uniformValue(e);
+    for (const Expr &a : e->args)
+      stack.push_back(a);
+  }
+  for (int64_t k = 0; k < packets_; ++k)
+    for (size_t i = 0; i < program_.writes.size(); ++i)
+      storeSegment(program_.writes[i].output, k, written(i, k));
 }
 
 // The plan's column bounds (bound-masked-columns): past a row's live
@@ -476,7 +508,10 @@ Value *RowsEmitter::value(const Expr &e, int64_t column) {
     v = emitElementwise(b_, *e, operands, target_.math);
   } break;
   }
-  lane_.emplace(std::make_pair(e.get(), column), v);
+  // Rows of several packets: a row tensor's packets are read again after
+  // each reduction (segmentPackets_ is cleared there), not kept live.
+  if (!(segments_ && Q_ > 1 && e->kind == NodeKind::Load))
+    lane_.emplace(std::make_pair(e.get(), column), v);
   return v;
 }
 
@@ -668,7 +703,10 @@ Value *RowsEmitter::segmentPacket(int buffer, int64_t begin, int64_t k) {
       row =
           b_.CreateMaskedLoad(part, ptr, llvm::Align(4), live, llvm::Constant::getNullValue(part));
     } else {
-      row = b_.CreateAlignedLoad(part, ptr, llvm::Align(4));
+      // Rows of several packets: volatile, so LLVM does not merge the
+      // reads after a reduction with the ones before it and keep a block's
+      // W x Q packets live across it, spilled (RMSNorm 4096x64: 64).
+      row = b_.CreateAlignedLoad(part, ptr, llvm::Align(4), /*isVolatile=*/Q_ > 1);
     }
     rows.push_back(P_ == count ? row : b_.CreateShuffleVector(row, widen));
   }
@@ -790,30 +828,30 @@ Value *RowsEmitter::segmentReduce(const Node &n) {
     for (Value *v : rowPackets)
       push(v);
   Value *result = pending.at(0).second;
+  segmentPackets_.clear();
   if (op == ReduceOp::Mean)
     result = b_.CreateFDiv(
         result, llvm::ConstantFP::get(type, static_cast<double>(static_cast<float>(cols_))));
   return result;
 }
 
-void RowsEmitter::storeSegments(int output, const std::vector<Value *> &packets) {
+void RowsEmitter::storeSegment(int output, int64_t k, Value *packet) {
   int buffer = static_cast<int>(program_.inputs.size()) + output;
-  for (int64_t k = 0; k < packets_; ++k)
-    for (int g = 0; g < G_; ++g) {
-      int q = static_cast<int>(k % Q_), r = static_cast<int>(k / Q_) * G_ + g;
-      int count = static_cast<int>(std::min<int64_t>(P_, cols_ - q * W_));
-      std::vector<int> lanes;
-      for (int j = 0; j < count; ++j)
-        lanes.push_back(g * P_ + j);
-      Value *row = count == W_ ? packets[k] : b_.CreateShuffleVector(packets[k], lanes);
-      Value *ptr = b_.CreateConstInBoundsGEP1_64(f32(), rowPointer(buffer, r), q * W_);
-      if (activeRows_)
-        b_.CreateMaskedStore(row, ptr, llvm::Align(4),
-                             b_.CreateVectorSplat(static_cast<unsigned>(count),
-                                                  b_.CreateICmpSLT(b_.getInt64(r), activeRows_)));
-      else
-        b_.CreateAlignedStore(row, ptr, llvm::Align(4));
-    }
+  for (int g = 0; g < G_; ++g) {
+    int q = static_cast<int>(k % Q_), r = static_cast<int>(k / Q_) * G_ + g;
+    int count = static_cast<int>(std::min<int64_t>(P_, cols_ - q * W_));
+    std::vector<int> lanes;
+    for (int j = 0; j < count; ++j)
+      lanes.push_back(g * P_ + j);
+    Value *row = count == W_ ? packet : b_.CreateShuffleVector(packet, lanes);
+    Value *ptr = b_.CreateConstInBoundsGEP1_64(f32(), rowPointer(buffer, r), q * W_);
+    if (activeRows_)
+      b_.CreateMaskedStore(row, ptr, llvm::Align(4),
+                           b_.CreateVectorSplat(static_cast<unsigned>(count),
+                                                b_.CreateICmpSLT(b_.getInt64(r), activeRows_)));
+    else
+      b_.CreateAlignedStore(row, ptr, llvm::Align(4));
+  }
 }
 
 } // namespace

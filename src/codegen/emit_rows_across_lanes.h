@@ -20,6 +20,9 @@
 // per row; row-uniform values live in that order and reach a packet by one
 // permute. Full blocks whose row tensors all have stride C run a copy of
 // the block with the stride a constant (whole-packet loads and stores).
+// Rows of several packets read row tensors again after each reduction,
+// store each packet once it is computed, and skip the packets past every
+// block row's column bound (bound-masked-columns).
 //
 // One row per lane (L = 1), for the other programs: a lane value at column
 // j is a packet over the block's W rows; a block loads W-column chunks of
@@ -31,8 +34,9 @@
 // out), so the outputs are bitwise the packet-local kernel's for every W.
 // The last block of a range, with fewer rows, uses masked row loads and
 // stores, so rows past the range never touch memory. A block does every
-// load before its first store: an exactly aliased (in-place) call stays
-// correct.
+// load before its first store, or (rows of several packets) every
+// reduction's, after which a packet reads only its own rows at or past its
+// own columns: an exactly aliased (in-place) call stays correct.
 #pragma once
 
 #include "codegen/target.h"

@@ -9,6 +9,7 @@
 
 #include <llvm/IR/Function.h>
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/Module.h>
 
 #include <algorithm>
@@ -73,6 +74,7 @@ private:
   Value *segmentReduce(const Node &n);
   Value *foldFromIdentity(ReduceOp op, Value *identity, Value *x);
   Value *combine(ReduceOp op, Value *a, Value *b);
+  Value *canonicalNaN(Value *x);
   void storeSegment(int output, int64_t k, Value *packet);
 
   const lower::KernelPlan &plan_;
@@ -400,7 +402,7 @@ void RowsEmitter::emitSegmentBlock() {
     auto fill = boundedWrites_.find(i);
     const Expr &e =
         fill != boundedWrites_.end() && k % Q_ >= liveQ_ ? fill->second : program_.writes[i].value;
-    return emitCanonicalNaN(b_, e->rowUniform() ? broadcast(e, k) : value(e, k));
+    return canonicalNaN(e->rowUniform() ? broadcast(e, k) : value(e, k));
   };
   if (Q_ == 1) { // every value, then every store
     std::vector<std::vector<Value *>> packets(program_.outputs.size(),
@@ -755,6 +757,25 @@ Value *RowsEmitter::combine(ReduceOp op, Value *a, Value *b) {
   return b_.CreateSelect(
       b_.CreateFCmpUNO(a, b),
       llvm::ConstantFP::get(a->getType(), std::numeric_limits<double>::quiet_NaN()), tie);
+}
+
+// emitCanonicalNaN(x), bit for bit: on AVX-512 at W = 16 one vfixupimmps
+// whose table keeps the destination (the canonical NaN) for NaN lanes and
+// takes x for every other class, where the compare and masked move are two
+// instructions per output packet. (Denormals class as values unless
+// MXCSR.DAZ is set, which lanejit never sets.)
+Value *RowsEmitter::canonicalNaN(Value *x) {
+  if (!target_.math.has_avx512f || W_ != 16 || !x->getType()->isFPOrFPVectorTy())
+    return emitCanonicalNaN(b_, x);
+  llvm::Type *type = x->getType();
+  llvm::Function *fixup =
+      llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::x86_avx512_mask_fixupimm_ps_512);
+  // Response nibble per class: QNaN 0, SNaN 1 -> 0 (keep the destination);
+  // zero, one, -inf, +inf, negative, positive -> 1 (the source).
+  Value *table = b_.CreateVectorSplat(W_, b_.getInt32(0x11111100));
+  Value *nan = llvm::ConstantFP::get(type, std::numeric_limits<double>::quiet_NaN());
+  return b_.CreateCall(fixup, {nan, x, table, b_.getInt32(0), b_.getInt16(0xFFFF),
+                               b_.getInt32(4 /* current rounding direction */)});
 }
 
 Value *RowsEmitter::broadcast(const Expr &e, int64_t k) {

@@ -730,13 +730,12 @@ Value *RowsEmitter::segmentPacket(int buffer, int64_t begin, int64_t k) {
 
 // identity op x, the first fold of a virtual lane. For max and min that is
 // x with a NaN made the canonical NaN, emitIeeeMinMax's result for every x
-// (x > -inf unless x is -inf, whose tie is x): two instructions, not five.
+// (x > -inf unless x is -inf, whose tie is x): one or two instructions, not
+// five.
 Value *RowsEmitter::foldFromIdentity(ReduceOp op, Value *identity, Value *x) {
   if ((op != ReduceOp::Max && op != ReduceOp::Min) || !x->getType()->isFPOrFPVectorTy())
     return emitReductionStep(b_, op, identity, x);
-  return b_.CreateSelect(
-      b_.CreateFCmpUNO(x, x),
-      llvm::ConstantFP::get(x->getType(), std::numeric_limits<double>::quiet_NaN()), x);
+  return canonicalNaN(x);
 }
 
 // emitReductionStep(op, a, b), bit for bit, in fewer instructions for

@@ -182,7 +182,9 @@ TEST(RowsAcrossLanesRule, ReportNamesTheMappingAndWhy) {
   Kernel rmsKernel = compile(library::rmsNorm(), o);
   const CompileReport &rms = rmsKernel.report();
   EXPECT_EQ(rms.mapping.rows_across_lanes_max_cols, 32);
-  EXPECT_NE(rms.text().find("rows across lanes (local lanes 1, 8 rows per packet) for C <= 32 "
+  EXPECT_NE(rms.text().find("rows across lanes (blocks of 8 rows in row-major packets, the next "
+                            "power of two >= C lanes per row; one row per lane for programs that "
+                            "slice) for C <= 32 "
                             "and R >= W"),
             std::string::npos)
       << rms.text();

@@ -30,7 +30,8 @@ struct CompileReport {
     int block_rows = 0;                // rows per unit of work
     int accumulators = 0;              // independent accumulators per reduction
     // Calls with 1 <= C <= this many columns and R >= W run rows across lanes instead
-    // (one whole row per lane, W rows per packet, local lanes 1; same
+    // (blocks of W rows: row-major packets of P = the next power of two
+    // >= C lanes per row, or one row per lane for programs that slice; same
     // bits); 0: never. The reason names the rule (docs/architecture.md).
     int64_t rows_across_lanes_max_cols = 0;
     std::string rows_across_lanes_reason;

@@ -8,10 +8,12 @@
 namespace lanejit::lower {
 namespace {
 
-// Rows across lanes pays a transpose per W x W block of every row tensor it
-// reads or writes (W log2 W shuffles) where packet-local pays, per row and
-// reduction, a tail, a combine and a row set-up; past a few packets per row
-// the latter is amortised. Measured (docs/architecture.md, "Mappings").
+// Rows across lanes pays per block of W rows shuffles (the row layout's
+// fused reduction and broadcasts, or one row per lane's W x W transposes)
+// where packet-local pays, per row and reduction, a tail, a combine and a
+// row set-up; past a few packets per row the latter is amortised. Measured
+// with the transposes, rechecked with the row layout at W = 8
+// (docs/architecture.md, "Rows across lanes").
 constexpr int64_t kMaxPacketsPerRow = 4;
 // The emitted code of one block: instructions (opCost) over every column
 // the program evaluates. Bounds compile time and code size.
@@ -50,8 +52,8 @@ MappingRule chooseMapping(const KernelPlan &plan, bool enabled) {
     return {0, 0, 0, "the program is too large to emit once per column"};
   return {limit, plan.lanes, bySize,
           "rows of at most " + std::to_string(kMaxPacketsPerRow) +
-              " packets, where a row's set-up, tail and combine cost more than transposing "
-              "W x W blocks; fewer rows than W would run one masked block"};
+              " packets, where a row's set-up, tail and combine cost more than sharing a "
+              "block's packets; fewer rows than W would run one masked block"};
 }
 
 MappingCosts estimateMappingCosts(const KernelPlan &plan, int64_t cols) {

@@ -21,8 +21,9 @@ std::string CompileReport::text() const {
                                 cache_hit ? std::string("from the kernel cache")
                                           : fmt::format("compiled in {:.1f} ms", compile_ms));
   if (mapping.rows_across_lanes_max_cols > 0)
-    out += fmt::format("mapping by C: rows across lanes (local lanes 1, {} rows per packet) for "
-                       "C <= {} and R >= W, {} otherwise — {}\n",
+    out += fmt::format("mapping by C: rows across lanes (blocks of {} rows in row-major packets, "
+                       "the next power of two >= C lanes per row; one row per lane for programs "
+                       "that slice) for C <= {} and R >= W, {} otherwise — {}\n",
                        mapping.lanes, mapping.rows_across_lanes_max_cols, mapping.kind,
                        mapping.rows_across_lanes_reason);
   else

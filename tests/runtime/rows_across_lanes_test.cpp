@@ -1,10 +1,13 @@
-// Rows across lanes (codegen/emit_rows_across_lanes.h): each lane one
-// whole row. Every library program and the fuzz seed corpus's programs,
-// W = 4, 8 and 16, on C in {1, 2, 3, 7, 8, 9, 15, 16, 17, 64} and R in
-// {1, 2, W-1, W+1, 1000}: the rows-across-lanes entry (forced for every
-// C, whatever the mapping rule picks) gives bitwise the packet-local
-// kernel's outputs, within 5e-5 of the FP64 oracle; on 1-3 threads, in
-// place (exactly aliased) and with padded rows; the rule and the report.
+// Rows across lanes (codegen/emit_rows_across_lanes.h): a block of W rows
+// per packet set, rows in their row-major layout (P lanes per row up to W
+// columns, Q packets per row above) or, for programs that slice, one row
+// per lane. Every library program and the fuzz seed corpus's programs,
+// W = 4, 8 and 16, on C in kColumns (every P = 1...16, C = P and C < P,
+// Q = 1...16) and R in {1, 2, W-1, W+1, 1000}: the rows-across-lanes entry
+// (forced for every C, whatever the mapping rule picks) gives bitwise the
+// packet-local kernel's outputs, within 5e-5 of the FP64 oracle; on 1-3
+// threads, in place (exactly aliased), with rows of stride C (the dense
+// blocks) and padded rows (the strided ones); the rule and the report.
 #include "support/aliased_call.h"
 #include "support/output_bits.h"
 #include "support/testing.h"
@@ -27,7 +30,7 @@
 namespace lanejit {
 namespace {
 
-constexpr int64_t kColumns[] = {1, 2, 3, 7, 8, 9, 15, 16, 17, 64};
+constexpr int64_t kColumns[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 32, 33, 48, 64};
 
 // Every C up to kMaxRowsAcrossLanesColumns runs rows across lanes while it lives.
 struct ForceRowsAcrossLanes {
@@ -179,7 +182,9 @@ TEST(RowsAcrossLanesRule, ReportNamesTheMappingAndWhy) {
   Kernel rmsKernel = compile(library::rmsNorm(), o);
   const CompileReport &rms = rmsKernel.report();
   EXPECT_EQ(rms.mapping.rows_across_lanes_max_cols, 32);
-  EXPECT_NE(rms.text().find("rows across lanes (local lanes 1, 8 rows per packet) for C <= 32 "
+  EXPECT_NE(rms.text().find("rows across lanes (blocks of 8 rows in row-major packets, the next "
+                            "power of two >= C lanes per row; one row per lane for programs that "
+                            "slice) for C <= 32 "
                             "and R >= W"),
             std::string::npos)
       << rms.text();

@@ -64,13 +64,15 @@ Value *emitIeeeMinMax(llvm::IRBuilder<> &b, bool isMax, Value *x, Value *y,
       args.push_back(b.getInt32(4)); // _MM_FROUND_CUR_DIRECTION
     return b.CreateSelect(unordered, nan, b.CreateIntrinsic(id, {}, args));
   }
-  Value *xWins = isMax ? b.CreateFCmpOGT(x, y) : b.CreateFCmpOLT(x, y);
-  Value *yWins = isMax ? b.CreateFCmpOGT(y, x) : b.CreateFCmpOLT(y, x);
-  // Equal values: identical bits unless they are +0 and -0; AND picks +0
-  // for max, OR picks -0 for min.
-  Value *xi = asInt(b, x), *yi = asInt(b, y);
-  Value *tie = b.CreateBitCast(isMax ? b.CreateAnd(xi, yi) : b.CreateOr(xi, yi), x->getType());
-  Value *pick = b.CreateSelect(xWins, x, b.CreateSelect(yWins, y, tie));
+  // x86's max (x > y ? x : y) both ways round: equal operands give both,
+  // whose AND (max) or OR (min) is the IEEE tie (+0 over -0; equal values
+  // otherwise), and different ones give the larger twice. Lowers to two
+  // maxps (minps) and an AND (OR) on every x86: five instructions with the
+  // NaN select, where a select chain on three compares took seven.
+  Value *xy = b.CreateSelect(isMax ? b.CreateFCmpOGT(x, y) : b.CreateFCmpOLT(x, y), x, y);
+  Value *yx = b.CreateSelect(isMax ? b.CreateFCmpOGT(y, x) : b.CreateFCmpOLT(y, x), y, x);
+  Value *xi = asInt(b, xy), *yi = asInt(b, yx);
+  Value *pick = b.CreateBitCast(isMax ? b.CreateAnd(xi, yi) : b.CreateOr(xi, yi), x->getType());
   return b.CreateSelect(unordered, nan, pick);
 }
 

@@ -9,7 +9,6 @@
 
 #include <llvm/IR/Function.h>
 #include <llvm/IR/IRBuilder.h>
-#include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/Module.h>
 
 #include <algorithm>
@@ -384,7 +383,7 @@ void RowsEmitter::emitBlock(Value *row0, Value *activeRows) {
     int64_t begin = dim(w.begin), len = dim(w.len);
     for (int64_t j = 0; j < len; ++j)
       written[w.output][begin + j] =
-          emitCanonicalNaN(b_, w.value->rowUniform() ? uniformValue(w.value) : value(w.value, j));
+          canonicalNaN(w.value->rowUniform() ? uniformValue(w.value) : value(w.value, j));
   }
   for (size_t o = 0; o < written.size(); ++o)
     storeRows(static_cast<int>(o), written[o]);
@@ -564,10 +563,10 @@ Value *RowsEmitter::reduce(const Node &n) {
   std::vector<Value *> v(static_cast<size_t>(used), identity);
   for (int64_t i = 0; i < used; ++i)
     for (int64_t c = i; c < len; c += lower::kReductionLanes)
-      v[i] = emitReductionStep(b_, op, v[i], value(arg, c));
+      v[i] = combine(op, v[i], value(arg, c));
   for (int64_t s = lower::kReductionLanes / 2; s >= 1; s /= 2)
     for (int64_t i = 0; i < s && i + s < used; ++i)
-      v[i] = emitReductionStep(b_, op, v[i], v[i + s]);
+      v[i] = combine(op, v[i], v[i + s]);
   Value *result = used > 0 ? v[0] : identity;
   if (op == ReduceOp::Mean) // as the packet-local combine: one division by float(len)
     result = b_.CreateFDiv(
@@ -734,47 +733,19 @@ Value *RowsEmitter::segmentPacket(int buffer, int64_t begin, int64_t k) {
 // five.
 Value *RowsEmitter::foldFromIdentity(ReduceOp op, Value *identity, Value *x) {
   if ((op != ReduceOp::Max && op != ReduceOp::Min) || !x->getType()->isFPOrFPVectorTy())
-    return emitReductionStep(b_, op, identity, x);
+    return combine(op, identity, x);
   return canonicalNaN(x);
 }
 
-// emitReductionStep(op, a, b), bit for bit, in fewer instructions for
-// max and min: x86's max (a > b ? a : b) both ways round gives both
-// operands on a tie, whose AND (max) or OR (min) is the IEEE tie (+0 or
-// -0; equal values otherwise), and one side when they differ; unordered
-// pairs give the canonical NaN, as emitIeeeMinMax does. Five instructions
-// where emitIeeeMinMax's selects become seven.
+// One step of a reduction tree (emit_ops.h: vrangeps on AVX-512DQ, two
+// x86 maxes or mins elsewhere).
 Value *RowsEmitter::combine(ReduceOp op, Value *a, Value *b) {
-  if ((op != ReduceOp::Max && op != ReduceOp::Min) || !a->getType()->isFPOrFPVectorTy())
-    return emitReductionStep(b_, op, a, b);
-  bool isMax = op == ReduceOp::Max;
-  Value *ab = b_.CreateSelect(isMax ? b_.CreateFCmpOGT(a, b) : b_.CreateFCmpOLT(a, b), a, b);
-  Value *ba = b_.CreateSelect(isMax ? b_.CreateFCmpOGT(b, a) : b_.CreateFCmpOLT(b, a), b, a);
-  llvm::Type *ints = llvm::VectorType::getInteger(llvm::cast<llvm::VectorType>(a->getType()));
-  Value *x = b_.CreateBitCast(ab, ints), *y = b_.CreateBitCast(ba, ints);
-  Value *tie = b_.CreateBitCast(isMax ? b_.CreateAnd(x, y) : b_.CreateOr(x, y), a->getType());
-  return b_.CreateSelect(
-      b_.CreateFCmpUNO(a, b),
-      llvm::ConstantFP::get(a->getType(), std::numeric_limits<double>::quiet_NaN()), tie);
+  return emitReductionStep(b_, op, a, b, &target_.math);
 }
 
-// emitCanonicalNaN(x), bit for bit: on AVX-512 at W = 16 one vfixupimmps
-// whose table keeps the destination (the canonical NaN) for NaN lanes and
-// takes x for every other class, where the compare and masked move are two
-// instructions per output packet. (Denormals class as values unless
-// MXCSR.DAZ is set, which lanejit never sets.)
+// What an output holds (emit_ops.h: one vfixupimmps on AVX-512).
 Value *RowsEmitter::canonicalNaN(Value *x) {
-  if (!target_.math.has_avx512f || W_ != 16 || !x->getType()->isFPOrFPVectorTy())
-    return emitCanonicalNaN(b_, x);
-  llvm::Type *type = x->getType();
-  llvm::Function *fixup =
-      llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::x86_avx512_mask_fixupimm_ps_512);
-  // Response nibble per class: QNaN 0, SNaN 1 -> 0 (keep the destination);
-  // zero, one, -inf, +inf, negative, positive -> 1 (the source).
-  Value *table = b_.CreateVectorSplat(W_, b_.getInt32(0x11111100));
-  Value *nan = llvm::ConstantFP::get(type, std::numeric_limits<double>::quiet_NaN());
-  return b_.CreateCall(fixup, {nan, x, table, b_.getInt32(0), b_.getInt16(0xFFFF),
-                               b_.getInt32(4 /* current rounding direction */)});
+  return emitCanonicalNaN(b_, x, &target_.math);
 }
 
 Value *RowsEmitter::broadcast(const Expr &e, int64_t k) {

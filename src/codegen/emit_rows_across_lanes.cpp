@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <limits>
 #include <map>
 #include <tuple>
 #include <unordered_map>

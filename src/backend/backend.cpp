@@ -72,15 +72,19 @@ NativePart compilePart(const lower::KernelPlan &plan, const Target &target,
   return {reinterpret_cast<lower::NativePartEntry>(linked.entry), std::move(linked.lifetime)};
 }
 
-NativeRows compileRowsAcrossLanes(const lower::KernelPlan &plan, const Target &target,
-                                  const jit::OptimizerSettings &settings, const std::string &symbol,
-                                  int64_t cols) {
+Native compileRowsAcrossLanes(const lower::KernelPlan &plan, const Target &target,
+                              const jit::OptimizerSettings &settings, const std::string &symbol,
+                              int64_t cols) {
+  Native native;
   auto context = std::make_unique<llvm::LLVMContext>();
   auto module = std::make_unique<llvm::Module>(symbol, *context);
   codegen::emitRowsAcrossLanes(plan, *module, target.codegen, symbol, cols);
-  jit::LinkedCode linked =
-      jit::addModuleAndLookup(std::move(module), std::move(context), symbol, settings);
-  return {reinterpret_cast<NativeEntry>(linked.entry), std::move(linked.lifetime)};
+  jit::LinkedCode linked = jit::addModuleAndLookup(std::move(module), std::move(context), symbol,
+                                                   settings, &native.object);
+  native.entry = reinterpret_cast<NativeEntry>(linked.entry);
+  native.lifetime = std::move(linked.lifetime);
+  native.symbol = symbol;
+  return native;
 }
 
 Native link(const std::string &object, const std::string &symbol,

@@ -61,14 +61,11 @@ NativePart compilePart(const lower::KernelPlan &plan, const Target &target,
                        const jit::OptimizerSettings &settings, const std::string &symbol);
 // The rows-across-lanes entry of `plan` for exactly `cols` columns
 // (codegen::emitRowsAcrossLanes), linked on its own; the serial entry's
-// signature. `entry` stays valid while `lifetime` lives.
-struct NativeRows {
-  NativeEntry entry = nullptr;
-  std::shared_ptr<void> lifetime;
-};
-NativeRows compileRowsAcrossLanes(const lower::KernelPlan &plan, const Target &target,
-                                  const jit::OptimizerSettings &settings, const std::string &symbol,
-                                  int64_t cols);
+// signature. `entry` stays valid while `lifetime` lives; `object` is what
+// the persistent cache stores (no codegen counts).
+Native compileRowsAcrossLanes(const lower::KernelPlan &plan, const Target &target,
+                              const jit::OptimizerSettings &settings, const std::string &symbol,
+                              int64_t cols);
 // Links an object compile() produced earlier (the persistent cache's); the
 // counts are the ones compile() reported for it.
 Native link(const std::string &object, const std::string &symbol,

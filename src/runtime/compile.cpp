@@ -125,6 +125,21 @@ std::optional<backend::Native> linkFromDisk(const std::string &key) {
   }
 }
 
+// The persistent cache's object for `key` when it has a usable one, else
+// `compileIt()`'s, which is then stored under `key` (empty: cache off).
+template <typename Compile>
+backend::Native linkedOrCompiled(const std::string &key, bool *fromDisk, Compile compileIt) {
+  std::optional<backend::Native> native = linkFromDisk(key);
+  if (fromDisk)
+    *fromDisk = native.has_value();
+  if (!native) {
+    native = compileIt();
+    if (!key.empty())
+      persistent::store(key, {native->symbol, countsText(native->counts), native->object});
+  }
+  return std::move(*native);
+}
+
 std::shared_ptr<const CompiledCode> build(const Program &program, const CompileOptions &options) {
   auto start = std::chrono::steady_clock::now();
   Lowered l = lowerProgram(program, options);
@@ -135,18 +150,15 @@ std::shared_ptr<const CompiledCode> build(const Program &program, const CompileO
   code->workspace = l.plan.workspaceSlots();
   code->row_cost = runtime::rowCostOf(l.plan);
   lower::MappingRule mapping = lower::chooseMapping(l.plan, options.rows_across_lanes);
-  std::string diskKey = persistentKey(program, options, l.target);
-  std::optional<backend::Native> native = linkFromDisk(diskKey);
-  bool fromDisk = native.has_value();
-  if (!fromDisk) {
-    native = backend::compile(l.plan, l.target, optimizerSettings(options), entryName(program));
-    if (!diskKey.empty())
-      persistent::store(diskKey, {native->symbol, countsText(native->counts), native->object});
-  }
-  code->entry = native->entry;
-  code->code_lifetime = std::move(native->lifetime);
-  code->entry_symbol = std::move(native->symbol);
-  code->object = std::move(native->object);
+  bool fromDisk = false;
+  backend::Native native =
+      linkedOrCompiled(persistentKey(program, options, l.target), &fromDisk, [&] {
+        return backend::compile(l.plan, l.target, optimizerSettings(options), entryName(program));
+      });
+  code->entry = native.entry;
+  code->code_lifetime = std::move(native.lifetime);
+  code->entry_symbol = std::move(native.symbol);
+  code->object = std::move(native.object);
   if (std::vector<std::string> missing = backend::featuresMissingOnHost(l.target);
       !missing.empty()) {
     code->cannot_run_here = "kernel '" + program.name + "' was compiled for " +
@@ -156,7 +168,7 @@ std::shared_ptr<const CompiledCode> build(const Program &program, const CompileO
     code->cannot_run_here += "); it can be inspected or written with `lanejit aot`, not run here";
   }
   code->pass_log = passLog(program, l.passes);
-  CompileReport &r = code->report = buildReport(l.plan, l.passes, native->counts);
+  CompileReport &r = code->report = buildReport(l.plan, l.passes, native.counts);
   // Code compiled for features this machine lacks runs nowhere here.
   code->rows_max_cols = code->cannot_run_here.empty() ? mapping.max_cols : 0;
   code->rows_min_rows = mapping.min_rows;
@@ -214,15 +226,12 @@ NativeEntry entryForColumns(const Kernel::Impl &impl, int64_t cols, bool now, bo
     std::string diskKey = persistentKey(impl.program, impl.options, l.target);
     if (!diskKey.empty())
       diskKey += "\ncolumns=" + std::to_string(c);
-    std::optional<backend::Native> native = linkFromDisk(diskKey);
-    if (!native) {
-      native = backend::compile(l.plan, l.target, optimizerSettings(impl.options),
-                                entryName(impl.program) + "_c" + std::to_string(c), c);
-      if (!diskKey.empty())
-        persistent::store(diskKey, {native->symbol, countsText(native->counts), native->object});
-    }
-    lifetime = std::move(native->lifetime);
-    return native->entry;
+    backend::Native native = linkedOrCompiled(diskKey, nullptr, [&] {
+      return backend::compile(l.plan, l.target, optimizerSettings(impl.options),
+                              entryName(impl.program) + "_c" + std::to_string(c), c);
+    });
+    lifetime = std::move(native.lifetime);
+    return native.entry;
   });
   if (settled)
     *settled = found.settled;
@@ -252,9 +261,14 @@ NativeEntry rowsAcrossLanesEntry(const Kernel::Impl &k, int64_t rows, int64_t co
             [&](int64_t c, std::shared_ptr<void> &lifetime) {
               // Lowered again, as partEntryOf does: the same plan as the entry's.
               Lowered l = lowerProgram(k.program, k.options);
-              backend::NativeRows native = backend::compileRowsAcrossLanes(
-                  l.plan, l.target, optimizerSettings(k.options),
-                  entryName(k.program) + "_rows" + std::to_string(c), c);
+              std::string diskKey = persistentKey(k.program, k.options, l.target);
+              if (!diskKey.empty())
+                diskKey += "\nrows_across_lanes_columns=" + std::to_string(c);
+              backend::Native native = linkedOrCompiled(diskKey, nullptr, [&] {
+                return backend::compileRowsAcrossLanes(
+                    l.plan, l.target, optimizerSettings(k.options),
+                    entryName(k.program) + "_rows" + std::to_string(c), c);
+              });
               lifetime = std::move(native.lifetime);
               return native.entry;
             })

@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 namespace lanejit {
 namespace {
@@ -71,6 +72,35 @@ TEST_F(PersistentCache, ASecondCompileLinksTheStoredObjectWithTheSameBits) {
     EXPECT_TRUE(test::runMatchesReference(second, c));
   }
   EXPECT_EQ(files().size(), library::all().size());
+}
+
+TEST_F(PersistentCache, EntriesForOneCAreStoredAndLinkedBackUnchanged) {
+  // Before: the kernel's own entry.
+  Kernel first = compileFresh(library::rmsNorm());
+  ASSERT_EQ(files().size(), 1u);
+  // A narrow call's rows-across-lanes entry and a short row's C entry are
+  // compiled at their first use, and each is stored.
+  ASSERT_NE(first.nativeEntry(4096, 8), nullptr);
+  ASSERT_NE(first.nativeEntry(17, 65), nullptr);
+  ASSERT_EQ(files().size(), 3u);
+  std::map<fs::path, fs::file_time_type> written;
+  for (const fs::path &f : files())
+    written[f] = fs::last_write_time(f);
+  check::Case narrow = check::makeCase(first.program(), {4096, 8}, check::Fill::Random);
+  first.run(narrow.inputRefs(), narrow.outputRefs());
+  std::vector<float> want(narrow.outputs[0].data(), narrow.outputs[0].data() + 4096 * 8);
+  // Expected: a fresh kernel links all three from disk (no file rewritten)
+  // with the same bits.
+  Kernel second = compileFresh(library::rmsNorm());
+  EXPECT_TRUE(second.report().disk_cache_hit);
+  EXPECT_NE(second.nativeEntry(4096, 8), nullptr);
+  EXPECT_NE(second.nativeEntry(17, 65), nullptr);
+  second.run(narrow.inputRefs(), narrow.outputRefs());
+  EXPECT_EQ(std::vector<float>(narrow.outputs[0].data(), narrow.outputs[0].data() + 4096 * 8),
+            want);
+  EXPECT_EQ(files().size(), 3u);
+  for (const auto &[f, when] : written)
+    EXPECT_EQ(fs::last_write_time(f), when) << f << " was compiled and stored again";
 }
 
 TEST_F(PersistentCache, OptionsAndProgramsAreKeysOfTheirOwn) {

@@ -48,18 +48,29 @@ std::vector<std::string> featuresMissingOnHost(const Target &target) {
   return jit::featuresMissingOnHost(target.codegen.features);
 }
 
+namespace {
+
+// Optimises and links `module` (its entry `symbol`) into `native`, keeping
+// its object for the persistent cache, inspect and aot.
+Native linked(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
+              const std::string &symbol, const jit::OptimizerSettings &settings, Native native) {
+  jit::LinkedCode code = jit::addModuleAndLookup(std::move(module), std::move(context), symbol,
+                                                 settings, &native.object);
+  native.entry = reinterpret_cast<NativeEntry>(code.entry);
+  native.lifetime = std::move(code.lifetime);
+  native.symbol = symbol;
+  return native;
+}
+
+} // namespace
+
 Native compile(const lower::KernelPlan &plan, const Target &target,
                const jit::OptimizerSettings &settings, const std::string &symbol,
                std::optional<int64_t> fixedCols) {
   Native native;
   auto context = std::make_unique<llvm::LLVMContext>();
   auto module = emitModule(plan, target, *context, symbol, &native.counts, fixedCols);
-  jit::LinkedCode linked = jit::addModuleAndLookup(std::move(module), std::move(context), symbol,
-                                                   settings, &native.object);
-  native.entry = reinterpret_cast<NativeEntry>(linked.entry);
-  native.lifetime = std::move(linked.lifetime);
-  native.symbol = symbol;
-  return native;
+  return linked(std::move(module), std::move(context), symbol, settings, std::move(native));
 }
 
 NativePart compilePart(const lower::KernelPlan &plan, const Target &target,
@@ -75,16 +86,10 @@ NativePart compilePart(const lower::KernelPlan &plan, const Target &target,
 Native compileRowsAcrossLanes(const lower::KernelPlan &plan, const Target &target,
                               const jit::OptimizerSettings &settings, const std::string &symbol,
                               int64_t cols) {
-  Native native;
   auto context = std::make_unique<llvm::LLVMContext>();
   auto module = std::make_unique<llvm::Module>(symbol, *context);
   codegen::emitRowsAcrossLanes(plan, *module, target.codegen, symbol, cols);
-  jit::LinkedCode linked = jit::addModuleAndLookup(std::move(module), std::move(context), symbol,
-                                                   settings, &native.object);
-  native.entry = reinterpret_cast<NativeEntry>(linked.entry);
-  native.lifetime = std::move(linked.lifetime);
-  native.symbol = symbol;
-  return native;
+  return linked(std::move(module), std::move(context), symbol, settings, Native{});
 }
 
 Native link(const std::string &object, const std::string &symbol,

@@ -201,24 +201,13 @@ bool RowsEmitter::segmentable() const {
         !isC(program_.outputs.at(w.output).cols) || ++writes[w.output] > 1)
       return false;
   }
-  std::vector<const Node *> stack;
-  std::unordered_map<const Node *, bool> seen;
-  for (const Write &w : program_.writes)
-    stack.push_back(w.value.get());
-  while (!stack.empty()) {
-    const Node *n = stack.back();
-    stack.pop_back();
-    if (seen[n])
-      continue;
-    seen[n] = true;
-    if (n->len && !isC(*n->len))
-      return false;
-    if (n->kind == NodeKind::Slice && n->begin.evaluate(cols_).value_or(-1) != 0)
-      return false;
-    for (const Expr &a : n->args)
-      stack.push_back(a.get());
-  }
-  return true;
+  bool whole = true;
+  forEachNode(program_, [&](const Expr &n) {
+    if ((n->len && !isC(*n->len)) ||
+        (n->kind == NodeKind::Slice && n->begin.evaluate(cols_).value_or(-1) != 0))
+      whole = false;
+  });
+  return whole;
 }
 
 llvm::Function *RowsEmitter::emit(const std::string &name) {
@@ -255,16 +244,7 @@ llvm::Function *RowsEmitter::emit(const std::string &name) {
   if (segments_ && Q_ > 1)
     findColumnBound();
   if (segments_) { // column-vector inputs, tiled once per call
-    std::vector<const Node *> stack;
-    std::unordered_map<const Node *, bool> seen;
-    for (const Write &w : program_.writes)
-      stack.push_back(w.value.get());
-    while (!stack.empty()) {
-      const Node *n = stack.back();
-      stack.pop_back();
-      if (seen[n])
-        continue;
-      seen[n] = true;
+    forEachNode(program_, [&](const Expr &n) {
       if (n->kind == NodeKind::Load && program_.inputs.at(n->param).kind == ParamKind::ColVector) {
         int64_t begin = dim(n->begin);
         for (int q = 0; q < Q_; ++q) {
@@ -281,9 +261,7 @@ llvm::Function *RowsEmitter::emit(const std::string &name) {
               b_.CreateShuffleVector(b_.CreateAlignedLoad(part, ptr, llvm::Align(4)), tile);
         }
       }
-      for (const Expr &a : n->args)
-        stack.push_back(a.get());
-    }
+    });
   }
   Value *begin = fn_->getArg(1), *end = fn_->getArg(2);
   // Full blocks over [begin, fullEnd), then one block of the rest.

@@ -50,8 +50,8 @@ Value *PacketEmitter::compute(const Node &n, Value *column) {
   // A bounded traversal visits only columns where its predicate holds (the
   // lanes past the bound in its tail packet are masked off), so a select on
   // that predicate is its first operand there: no compare per packet.
-  if (n.kind == NodeKind::Select && traversal_->bound && traversal_->bound->predicate &&
-      n.args[0].get() == traversal_->bound->predicate.get())
+  if (n.kind == NodeKind::Select && traversal_ && traversal_->bound &&
+      traversal_->bound->predicate && n.args[0].get() == traversal_->bound->predicate.get())
     return lane(n.args[1], column);
   if (n.kind == NodeKind::Unary) {
     UnaryOp op = n.unaryOp();

@@ -2,6 +2,7 @@
 
 #include "codegen/emit_ops.h"
 #include "codegen/emit_packet.h"
+#include "lower/choose_mapping.h"
 
 #include <lanejit/bind.h>
 #include <lanejit/error.h>
@@ -192,22 +193,7 @@ std::pair<std::vector<int>, std::vector<int>> segmentHalves(int W, int n) {
 }
 
 bool RowsEmitter::segmentable() const {
-  if (cols_ < 1 || cols_ > lower::kReductionLanes)
-    return false;
-  auto isC = [&](const Dim &d) { return d.evaluate(cols_).value_or(-1) == cols_; };
-  std::vector<int> writes(program_.outputs.size(), 0);
-  for (const Write &w : program_.writes) {
-    if (!isC(w.len) || w.begin.evaluate(cols_).value_or(-1) != 0 ||
-        !isC(program_.outputs.at(w.output).cols) || ++writes[w.output] > 1)
-      return false;
-  }
-  bool whole = true;
-  forEachNode(program_, [&](const Expr &n) {
-    if ((n->len && !isC(*n->len)) ||
-        (n->kind == NodeKind::Slice && n->begin.evaluate(cols_).value_or(-1) != 0))
-      whole = false;
-  });
-  return whole;
+  return lower::rowLayoutApplies(program_, cols_);
 }
 
 llvm::Function *RowsEmitter::emit(const std::string &name) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace lanejit::lower {
 namespace {
@@ -56,6 +57,24 @@ MappingRule chooseMapping(const KernelPlan &plan, bool enabled) {
               "block's packets; fewer rows than W would run one masked block"};
 }
 
+bool rowLayoutApplies(const Program &program, int64_t cols) {
+  if (cols < 1 || cols > kReductionLanes)
+    return false;
+  auto isC = [&](const Dim &d) { return d.evaluate(cols).value_or(-1) == cols; };
+  std::vector<int> writes(program.outputs.size(), 0);
+  for (const Write &w : program.writes)
+    if (!isC(w.len) || w.begin.evaluate(cols).value_or(-1) != 0 ||
+        !isC(program.outputs.at(w.output).cols) || ++writes[w.output] > 1)
+      return false;
+  bool whole = true;
+  forEachNode(program, [&](const Expr &n) {
+    if ((n->len && !isC(*n->len)) ||
+        (n->kind == NodeKind::Slice && n->begin.evaluate(cols).value_or(-1) != 0))
+      whole = false;
+  });
+  return whole;
+}
+
 MappingCosts estimateMappingCosts(const KernelPlan &plan, int64_t cols) {
   MappingCosts costs;
   double lanes = plan.lanes, logLanes = std::log2(lanes);
@@ -72,7 +91,25 @@ MappingCosts estimateMappingCosts(const KernelPlan &plan, int64_t cols) {
     costs.packet_local +=
         double(t.reductions.size()) * (std::log2(double(plan.accumulators)) + 2 * logLanes);
   }
-  // Rows across lanes: every node once per column for W rows at once, and
+  if (rowLayoutApplies(plan.program, cols)) {
+    // Row layout: a row takes P lanes (C <= W) or Q packets, so the code
+    // runs over that many lanes per row. Each reduction folds a row's Q
+    // packets, then the block's P-lane (or W-lane) segments pair off in a
+    // tree of two shuffles and one op per pair, and its result is
+    // broadcast back with one permute per packet.
+    double p = 1;
+    while (p < double(cols) && p < lanes)
+      p *= 2;
+    double q = std::ceil(double(cols) / lanes);
+    double rowLanes = cols <= plan.lanes ? p : q * lanes;
+    double segment = cols <= plan.lanes ? p : lanes;
+    double perReduction = (q - 1) + 3 * (segment - 1) / lanes + rowLanes / lanes;
+    costs.rows_across_lanes = blockCost(plan.program, cols) * rowLanes / double(cols) / lanes;
+    for (const Traversal &t : plan.traversals)
+      costs.rows_across_lanes += double(t.reductions.size()) * perReduction;
+    return costs;
+  }
+  // One row per lane: every node once per column for W rows at once, and
   // a W x W transpose (W log2 W shuffles) per W columns of each row tensor
   // read or written, shared by the block's W rows.
   costs.rows_across_lanes = blockCost(plan.program, cols) / lanes;

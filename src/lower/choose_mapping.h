@@ -32,12 +32,22 @@ struct MappingRule {
 // `enabled`: the rows_across_lanes switch.
 MappingRule chooseMapping(const KernelPlan &plan, bool enabled);
 
+// Whether the rows-across-lanes entry at `cols` keeps rows in their row-
+// major layout (P lanes or Q packets per row; codegen/emit_rows_across_
+// lanes.cpp): every column vector spans columns [0, C) and every write is
+// one whole row of its output. Otherwise (programs that slice at an
+// offset, as RoPE) it gives each lane one row and transposes.
+bool rowLayoutApplies(const Program &program, int64_t cols);
+
 // Estimated machine instructions per row of each mapping at `cols`
 // columns (opCost weights): packet-local is per traversal (full packets +
-// a masked tail) x body, plus per reduction its combine; rows across lanes
-// is the block's per-column code (blockCost) over its W rows plus each row
-// tensor's transposes. Rough, for the report: it says why the rule decides
-// as it does, it is not what decides (the measured limit is).
+// a masked tail) x body, plus per reduction its combine. Rows across lanes
+// in the row layout: the block's code over the lanes a row takes (P, or Q
+// packets), plus per reduction its share of the block's shuffle-and-op
+// tree and broadcast; one row per lane: the block's per-column code over
+// its W rows plus each row tensor's transposes. Rough, for the report: it
+// says why the rule decides as it does, it is not what decides (the
+// measured limit is).
 struct MappingCosts {
   double packet_local = 0, rows_across_lanes = 0;
 };

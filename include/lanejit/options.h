@@ -112,8 +112,8 @@ struct CompileOptions {
   // operations on every element: the same bits. Off: one entry for every C.
   bool specialize_columns = true;
   // Narrow rows (C at most the mapping rule's limit, lower/choose_mapping.h)
-  // run across lanes: each lane one whole row, W rows per packet, from an
-  // entry compiled on the first call at each C. Same bits as packet-local.
+  // run across lanes: blocks of W rows share packets (P lanes or Q packets a
+  // row), from an entry compiled at the first call per C; bits as packet-local.
   // Off: every call runs packet-local.
   bool rows_across_lanes = true;
   // Tune on first call: the first call with a C for which the persistent

@@ -1,5 +1,7 @@
 #include "codegen/emit_ops.h"
 
+#include "codegen/avx512_calls.h"
+
 #include <lanejit/error.h>
 
 #include <llvm/IR/Intrinsics.h>
@@ -29,20 +31,6 @@ Value *asInt(llvm::IRBuilder<> &b, Value *x) {
   return b.CreateBitCast(x, i);
 }
 
-// AVX-512DQ's vrangeps for this packet type (VL for 4 and 8 lanes), or none.
-llvm::Intrinsic::ID rangeIntrinsic(llvm::Type *t, const MathTarget *math) {
-  auto *v = llvm::dyn_cast<llvm::FixedVectorType>(t);
-  if (!math || !math->has_avx512f || !math->has_avx512dq || !v || !v->getElementType()->isFloatTy())
-    return llvm::Intrinsic::not_intrinsic;
-  if (v->getNumElements() == 16)
-    return llvm::Intrinsic::x86_avx512_mask_range_ps_512;
-  if (v->getNumElements() == 8 && math->has_avx512vl)
-    return llvm::Intrinsic::x86_avx512_mask_range_ps_256;
-  if (v->getNumElements() == 4 && math->has_avx512vl)
-    return llvm::Intrinsic::x86_avx512_mask_range_ps_128;
-  return llvm::Intrinsic::not_intrinsic;
-}
-
 // IEEE 754-2019 maximum/minimum: any NaN gives the canonical quiet NaN, and
 // -0 < +0. Commutative and associative, so a reduction's result does not
 // depend on its order — unlike x86 maxps, which returns its second operand
@@ -51,18 +39,20 @@ Value *emitIeeeMinMax(llvm::IRBuilder<> &b, bool isMax, Value *x, Value *y,
                       const MathTarget *math) {
   Value *unordered = b.CreateFCmpUNO(x, y);
   Value *nan = constLike(x, std::numeric_limits<double>::quiet_NaN());
-  if (llvm::Intrinsic::ID id = rangeIntrinsic(x->getType(), math)) {
+  llvm::Intrinsic::ID range = llvm::Intrinsic::not_intrinsic;
+  if (math && math->has_avx512dq)
+    range = avx512Form(*math, x->getType(), llvm::Intrinsic::x86_avx512_mask_range_ps_512,
+                       llvm::Intrinsic::x86_avx512_mask_range_ps_256,
+                       llvm::Intrinsic::x86_avx512_mask_range_ps_128);
+  if (range != llvm::Intrinsic::not_intrinsic) {
     // vrangeps imm8: bits 1:0 select min (00) or max (01), bits 3:2 = 01
     // take the sign from the comparison, which orders -0 below +0. A quiet
     // NaN operand is treated as missing (the other operand is returned), so
     // NaNs still take the select: three instructions instead of seven.
-    unsigned lanes = llvm::cast<llvm::FixedVectorType>(x->getType())->getNumElements();
-    std::vector<Value *> args = {x, y, b.getInt32(isMax ? 0x5 : 0x4),
-                                 llvm::Constant::getNullValue(x->getType()),
-                                 lanes == 16 ? b.getInt16(0xffff) : b.getInt8(0xff)};
-    if (lanes == 16)
-      args.push_back(b.getInt32(4)); // _MM_FROUND_CUR_DIRECTION
-    return b.CreateSelect(unordered, nan, b.CreateIntrinsic(id, {}, args));
+    Value *r = callOnAllLanes(
+        b, range, x->getType(),
+        {x, y, b.getInt32(isMax ? 0x5 : 0x4), llvm::Constant::getNullValue(x->getType())});
+    return b.CreateSelect(unordered, nan, r);
   }
   // x86's max (x > y ? x : y) both ways round: equal operands give both,
   // whose AND (max) or OR (min) is the IEEE tie (+0 over -0; equal values
@@ -179,23 +169,20 @@ Value *emitCanonicalNaN(llvm::IRBuilder<> &b, Value *x, const MathTarget *math) 
   llvm::Type *t = x->getType();
   if (!t->getScalarType()->isFloatTy())
     return x;
-  auto *v = llvm::dyn_cast<llvm::FixedVectorType>(t);
-  unsigned lanes = v ? v->getNumElements() : 1;
-  bool fixup = math && math->has_avx512f &&
-               (lanes == 16 || (math->has_avx512vl && (lanes == 8 || lanes == 4)));
-  if (fixup) {
+  llvm::Intrinsic::ID fixup = llvm::Intrinsic::not_intrinsic;
+  if (math)
+    fixup = avx512Form(*math, t, llvm::Intrinsic::x86_avx512_mask_fixupimm_ps_512,
+                       llvm::Intrinsic::x86_avx512_mask_fixupimm_ps_256,
+                       llvm::Intrinsic::x86_avx512_mask_fixupimm_ps_128);
+  if (fixup != llvm::Intrinsic::not_intrinsic) {
     // vfixupimmps, one instruction: the table maps both NaN classes (nibbles
     // 0 and 1) to token 3, x86's default NaN, and the other six classes to
     // token 1, the operand itself.
-    llvm::Intrinsic::ID id = lanes == 16  ? llvm::Intrinsic::x86_avx512_mask_fixupimm_ps_512
-                             : lanes == 8 ? llvm::Intrinsic::x86_avx512_mask_fixupimm_ps_256
-                                          : llvm::Intrinsic::x86_avx512_mask_fixupimm_ps_128;
-    Value *table = llvm::ConstantInt::get(llvm::VectorType::getInteger(v), 0x11111133u);
-    std::vector<Value *> args = {x, x, table, b.getInt32(0),
-                                 lanes == 16 ? b.getInt16(0xffff) : b.getInt8(0xff)};
-    if (lanes == 16)
-      args.push_back(b.getInt32(4)); // _MM_FROUND_CUR_DIRECTION
-    return b.CreateIntrinsic(id, {}, args, nullptr, "canonical");
+    Value *table = llvm::ConstantInt::get(
+        llvm::VectorType::getInteger(llvm::cast<llvm::VectorType>(t)), 0x11111133u);
+    Value *fixed = callOnAllLanes(b, fixup, t, {x, x, table, b.getInt32(0)});
+    fixed->setName("canonical");
+    return fixed;
   }
   Value *nan = llvm::ConstantFP::get(
       t, llvm::APFloat(llvm::APFloat::IEEEsingle(), llvm::APInt(32, kCanonicalNaNBits)));

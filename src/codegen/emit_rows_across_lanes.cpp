@@ -34,10 +34,6 @@ public:
   llvm::Function *emit(const std::string &name);
 
 private:
-  // Local lanes L = P (segments): C <= W and every column vector of the
-  // program has C columns from column 0, so a row's columns keep their
-  // order in P consecutive lanes and elementwise work needs no shuffles.
-  bool segmentable() const;
   int64_t dim(const Dim &d) const { return evaluateDim(d, cols_, "rows across lanes"); }
   llvm::Type *f32() { return b_.getFloatTy(); }
   llvm::Constant *i64s(const std::vector<int64_t> &values);
@@ -192,16 +188,10 @@ std::pair<std::vector<int>, std::vector<int>> segmentHalves(int W, int n) {
   return {lo, hi};
 }
 
-bool RowsEmitter::segmentable() const {
-  return lower::rowLayoutApplies(program_, cols_);
-}
-
 llvm::Function *RowsEmitter::emit(const std::string &name) {
-  segments_ = segmentable();
+  segments_ = lower::rowLayoutApplies(program_, cols_);
   if (segments_) {
-    P_ = 1;
-    while (P_ < cols_ && P_ < W_)
-      P_ *= 2;
+    P_ = lower::rowLayoutLanes(cols_, W_);
     G_ = W_ / P_;
     Q_ = static_cast<int>((cols_ + W_ - 1) / W_);
     packets_ = W_ / G_ * Q_;

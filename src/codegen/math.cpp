@@ -7,6 +7,8 @@
 // f32; the tests sweep the f32 range to hold each function to its bound.
 #include "codegen/math.h"
 
+#include "codegen/avx512_calls.h"
+
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsX86.h>
 
@@ -63,31 +65,16 @@ public:
   }
   // select(cmp, y, x): keeps x (including NaN) wherever the compare is false.
   Value *pick(Value *cmp, Value *y, Value *x) const { return ir.CreateSelect(cmp, y, x); }
-  // The vscalefps intrinsic for this packet width, when the target has one:
-  // AVX-512F for 16 lanes, VL for 4 and 8; none for the scalar form.
+  // The vscalefps intrinsic for this packet width, when the target has one.
   llvm::Intrinsic::ID scalef() const {
-    auto *v = llvm::dyn_cast<llvm::FixedVectorType>(f_);
-    if (!v || !t_.has_avx512f)
-      return llvm::Intrinsic::not_intrinsic;
-    unsigned lanes = v->getNumElements();
-    if (lanes == 16)
-      return llvm::Intrinsic::x86_avx512_mask_scalef_ps_512;
-    if (lanes == 8 && t_.has_avx512vl)
-      return llvm::Intrinsic::x86_avx512_mask_scalef_ps_256;
-    if (lanes == 4 && t_.has_avx512vl)
-      return llvm::Intrinsic::x86_avx512_mask_scalef_ps_128;
-    return llvm::Intrinsic::not_intrinsic;
+    return avx512Form(t_, f_, llvm::Intrinsic::x86_avx512_mask_scalef_ps_512,
+                      llvm::Intrinsic::x86_avx512_mask_scalef_ps_256,
+                      llvm::Intrinsic::x86_avx512_mask_scalef_ps_128);
   }
   // p * 2^n rounded once, n an integer-valued float: vscalefps, all lanes
   // on, current rounding mode.
   Value *scalef(llvm::Intrinsic::ID id, Value *p, Value *n) const {
-    unsigned lanes = llvm::cast<llvm::FixedVectorType>(f_)->getNumElements();
-    llvm::Type *maskType = lanes == 16 ? ir.getInt16Ty() : ir.getInt8Ty();
-    std::vector<Value *> args = {p, n, llvm::Constant::getNullValue(f_),
-                                 llvm::ConstantInt::getAllOnesValue(maskType)};
-    if (lanes == 16)
-      args.push_back(ir.getInt32(4)); // _MM_FROUND_CUR_DIRECTION
-    return ir.CreateIntrinsic(id, {}, args);
+    return callOnAllLanes(ir, id, f_, {p, n, llvm::Constant::getNullValue(f_)});
   }
 
 private:

@@ -75,6 +75,13 @@ bool rowLayoutApplies(const Program &program, int64_t cols) {
   return whole;
 }
 
+int rowLayoutLanes(int64_t cols, int lanes) {
+  int p = 1;
+  while (p < cols && p < lanes)
+    p *= 2;
+  return p;
+}
+
 MappingCosts estimateMappingCosts(const KernelPlan &plan, int64_t cols) {
   MappingCosts costs;
   double lanes = plan.lanes, logLanes = std::log2(lanes);
@@ -97,9 +104,7 @@ MappingCosts estimateMappingCosts(const KernelPlan &plan, int64_t cols) {
     // packets, then the block's P-lane (or W-lane) segments pair off in a
     // tree of two shuffles and one op per pair, and its result is
     // broadcast back with one permute per packet.
-    double p = 1;
-    while (p < double(cols) && p < lanes)
-      p *= 2;
+    double p = rowLayoutLanes(cols, plan.lanes);
     double q = std::ceil(double(cols) / lanes);
     double rowLanes = cols <= plan.lanes ? p : q * lanes;
     double segment = cols <= plan.lanes ? p : lanes;

@@ -1,5 +1,5 @@
 // The mapping rule: for which column counts a kernel runs rows across lanes
-// (codegen/emit_rows_across_lanes.h: each lane one whole row) instead of
+// (codegen/emit_rows_across_lanes.h: blocks of W rows share packets) instead of
 // packet-local (one row over a packet's lanes). Decided once per kernel
 // from its plan; a call then compares its C with the limit. Both mappings
 // give the same bits, so the rule only decides speed
@@ -38,6 +38,9 @@ MappingRule chooseMapping(const KernelPlan &plan, bool enabled);
 // one whole row of its output. Otherwise (programs that slice at an
 // offset, as RoPE) it gives each lane one row and transposes.
 bool rowLayoutApplies(const Program &program, int64_t cols);
+// The lanes P a row takes in that layout: the next power of two >= C, at
+// most W (wider rows take whole packets).
+int rowLayoutLanes(int64_t cols, int lanes);
 
 // Estimated machine instructions per row of each mapping at `cols`
 // columns (opCost weights): packet-local is per traversal (full packets +

@@ -33,19 +33,49 @@ thread_local bool t_inTask = false;
 // helps with that one.
 constexpr uint32_t kClosed = 1u << 31;
 
+// Tasks are dealt round-robin: participant s (the caller is 0, worker i is
+// i + 1) owns tasks s, s + n, s + 2n, ... of an n-participant job and claims
+// them from its own counter, then helps the others from theirs. So a kernel
+// called in a loop finds each block of rows in the caches of the core that
+// wrote it last time, and a participant that falls behind (a shared
+// machine) still has its tasks taken over. Measured on a 2-core Zen 4: with
+// one shared counter, blocks moved between the cores from call to call and
+// masked softmax 1024x4097 ran 1.4x faster on two threads (two processes
+// on the two cores did not slow each other); dealt, 2.0x.
+struct alignas(64) Claims {
+  std::atomic<int64_t> next{0}; // k: the owner's k-th task is owner + k * n
+};
+
 struct Job {
   TaskFn fn = nullptr;
   void *ctx = nullptr;
   int64_t tasks = 0;
-  std::atomic<int64_t> next{0};
+  int participants = 1;
+  std::array<Claims, kMaxWorkers + 1> claims;
   std::atomic<uint32_t> entered{kClosed};
   std::atomic<uint32_t> done{0}; // joined workers that finished
 };
 
-void runTasks(Job &job) {
+// Runs the tasks of `owner` still unclaimed.
+void runOwned(Job &job, int owner) {
+  Claims &c = job.claims[owner];
+  const int64_t n = job.participants;
+  for (int64_t task;
+       (task = owner + c.next.fetch_add(1, std::memory_order_relaxed) * n) < job.tasks;)
+    job.fn(job.ctx, task);
+}
+
+// Participant `self`'s share, then everyone else's leftovers. A worker
+// woken for an earlier, wider job that arrives while this one is open is
+// not one of its participants and runs nothing (so task s starts on
+// participant s).
+void runTasks(Job &job, int self) {
+  const int n = job.participants;
+  if (self >= n)
+    return;
   t_inTask = true;
-  for (int64_t i; (i = job.next.fetch_add(1, std::memory_order_relaxed)) < job.tasks;)
-    job.fn(job.ctx, i);
+  for (int i = 0; i < n; ++i)
+    runOwned(job, (self + i) % n);
   t_inTask = false;
 }
 
@@ -60,7 +90,9 @@ public:
     job_.fn = fn;
     job_.ctx = ctx;
     job_.tasks = tasks;
-    job_.next.store(0, std::memory_order_relaxed);
+    job_.participants = helpers + 1;
+    for (int i = 0; i <= helpers; ++i)
+      job_.claims[i].next.store(0, std::memory_order_relaxed);
     job_.done.store(0, std::memory_order_relaxed);
     job_.entered.store(0, std::memory_order_release); // open
     for (int i = 0; i < helpers; ++i) {
@@ -69,7 +101,7 @@ public:
       w.epoch.notify_one();
     }
     wakeups_.fetch_add(static_cast<uint64_t>(helpers), std::memory_order_relaxed);
-    runTasks(job_);
+    runTasks(job_, 0);
     uint32_t joined = job_.entered.fetch_or(kClosed, std::memory_order_acq_rel) & ~kClosed;
     waitForWorkers(joined);
     busy_.store(false, std::memory_order_release);
@@ -92,12 +124,12 @@ private:
     for (int i = started_.load(std::memory_order_relaxed); i < n; ++i) {
       workers_[i] = std::make_unique<Worker>();
       // Detached: the pool lives until the process ends (see pool()).
-      std::thread([this, w = workers_[i].get()] { loop(*w); }).detach();
+      std::thread([this, w = workers_[i].get(), slot = i + 1] { loop(*w, slot); }).detach();
       started_.store(i + 1, std::memory_order_release);
     }
   }
 
-  void loop(Worker &w) {
+  void loop(Worker &w, int slot) {
     uint64_t seen = 0;
     for (;;) {
       uint64_t now = w.epoch.load(std::memory_order_acquire);
@@ -112,7 +144,7 @@ private:
       seen = now;
       if (job_.entered.fetch_add(1, std::memory_order_acq_rel) & kClosed)
         continue; // too late: the caller has done the work
-      runTasks(job_);
+      runTasks(job_, slot);
       job_.done.fetch_add(1, std::memory_order_acq_rel);
       job_.done.notify_one();
     }

@@ -280,6 +280,9 @@ NativeEntry rowsAcrossLanesEntry(const Kernel::Impl &k, int64_t rows, int64_t co
 void forceRowsAcrossLanes(bool on) {
   g_forceRowsAcrossLanes.store(on, std::memory_order_relaxed);
 }
+bool rowsAcrossLanesForced() {
+  return g_forceRowsAcrossLanes.load(std::memory_order_relaxed);
+}
 
 namespace {
 
@@ -302,7 +305,7 @@ thread_local LastEntry t_lastEntry;
 NativeEntry entryFor(const Kernel::Impl &impl, int64_t rows, int64_t cols, bool now,
                      bool *settled) {
   bool narrow = rows >= impl.code->rows_min_rows;
-  bool forced = g_forceRowsAcrossLanes.load(std::memory_order_relaxed);
+  bool forced = rowsAcrossLanesForced();
   LastEntry &last = t_lastEntry;
   if (last.kernel == impl.serial && last.cols == cols && last.narrow == narrow &&
       last.forced == forced) {

@@ -124,6 +124,7 @@ NativeEntry entryFor(const Kernel::Impl &impl, int64_t rows, int64_t cols, bool 
 // and any row count in kernels whose rows_across_lanes switch is on,
 // whatever the rule says.
 void forceRowsAcrossLanes(bool on);
+bool rowsAcrossLanesForced();
 
 // Largest number of buffers (inputs + outputs) a program may have; lets a
 // call keep its argument block on the stack.

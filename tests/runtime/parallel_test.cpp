@@ -13,6 +13,7 @@
 #include <lanejit/library.h>
 #include <lanejit/text.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -214,27 +215,79 @@ TEST(Parallel, LargeCallsAreSplitByDefault) {
   EXPECT_TRUE(test::matchesReference(c));
 }
 
+// A case's buffers as the native entry's argument block, with an aligned
+// workspace of the size the kernel asks for at the case's C.
+struct EntryArgs {
+  std::vector<void *> buffers;
+  std::vector<int64_t> strides;
+  std::vector<float> ws;
+  LaunchArgs args;
+  EntryArgs(const Kernel &k, check::Case &c) {
+    for (auto *list : {&c.inputs, &c.outputs})
+      for (check::GuardedBuffer &b : *list) {
+        buffers.push_back(b.data());
+        strides.push_back(b.rowStride());
+      }
+    ws.resize(k.workspaceFloats(c.shape.cols) + 16);
+    float *aligned =
+        reinterpret_cast<float *>((reinterpret_cast<uintptr_t>(ws.data()) + 63) & ~uintptr_t(63));
+    args = LaunchArgs{buffers.data(), strides.data(), c.shape.rows, c.shape.cols, aligned};
+  }
+};
+
 TEST(Parallel, RunEntrySplitsAsRunDoes) {
   SplitEverything split;
   Kernel k = compile(library::layerNorm(), test::targetOptions());
   check::Case c = check::makeCase(k.program(), {33, 100}, check::Fill::Random, 1);
   k.run(c.inputRefs(), c.outputRefs(), 1);
   std::vector<std::vector<float>> want = outputsOf(c);
-  std::vector<void *> buffers;
-  std::vector<int64_t> strides;
-  for (auto *list : {&c.inputs, &c.outputs})
-    for (check::GuardedBuffer &b : *list) {
-      buffers.push_back(b.data());
-      strides.push_back(b.rowStride());
-    }
-  std::vector<float> ws(k.workspaceFloats(100) + 16);
-  float *aligned =
-      reinterpret_cast<float *>((reinterpret_cast<uintptr_t>(ws.data()) + 63) & ~uintptr_t(63));
-  LaunchArgs args{buffers.data(), strides.data(), 33, 100, aligned};
+  EntryArgs e(k, c);
   c.outputs[0].fill(0);
-  k.runEntry(args, 4);
+  k.runEntry(e.args, 4);
   EXPECT_EQ(outputsOf(c), want);
-  EXPECT_THROW(k.runEntry(args, 0), Error);
+  EXPECT_THROW(k.runEntry(e.args, 0), Error);
+}
+
+// runEntry keeps its last serial decision for a repeat of the same call;
+// a change of anything it was derived from must be seen.
+TEST(Parallel, RepeatedRunEntryFollowsTheCostModelAndTheShape) {
+  Kernel k = compile(library::layerNorm(), test::targetOptions());
+  check::Case c = check::makeCase(k.program(), {17, 65}, check::Fill::Random, 1);
+  k.run(c.inputRefs(), c.outputRefs(), 1);
+  std::vector<std::vector<float>> want = outputsOf(c);
+  EntryArgs e(k, c);
+  // Before: a small call, serial by the cost model, repeated.
+  uint64_t before = runtime::poolCounters().wakeups;
+  for (int i = 0; i < 3; ++i) {
+    c.outputs[0].fill(0);
+    k.runEntry(e.args, 2);
+    EXPECT_EQ(outputsOf(c), want);
+  }
+  EXPECT_EQ(runtime::poolCounters().wakeups, before);
+  {
+    // The cost model's threshold drops: the same call is split now.
+    SplitEverything split;
+    c.outputs[0].fill(0);
+    k.runEntry(e.args, 2);
+    EXPECT_GT(runtime::poolCounters().wakeups, before);
+    EXPECT_EQ(outputsOf(c), want);
+  }
+  // Fewer rows in the same buffers: only those rows are written.
+  e.args.rows = 16;
+  c.outputs[0].fill(0);
+  k.runEntry(e.args, 2);
+  std::vector<float> got = outputsOf(c)[0];
+  EXPECT_TRUE(std::equal(got.begin(), got.begin() + 16 * 65, want[0].begin()));
+  EXPECT_TRUE(std::all_of(got.begin() + 16 * 65, got.end(), [](float v) { return v == 0; }));
+  // Another kernel with the same shape runs its own entry.
+  Kernel rms = compile(library::rmsNorm(), test::targetOptions());
+  check::Case r = check::makeCase(rms.program(), {16, 65}, check::Fill::Random, 1);
+  rms.run(r.inputRefs(), r.outputRefs(), 1);
+  std::vector<std::vector<float>> rmsWant = outputsOf(r);
+  EntryArgs er(rms, r);
+  r.outputs[0].fill(0);
+  rms.runEntry(er.args, 2);
+  EXPECT_EQ(outputsOf(r), rmsWant);
 }
 
 TEST(Parallel, BadThreadCountsAreClearErrors) {

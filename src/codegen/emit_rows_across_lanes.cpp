@@ -49,6 +49,7 @@ private:
 
   Value *value(const Expr &e, int64_t column);
   Value *uniformValue(const Expr &e);
+  Value *rowModulo(const Node &n);
   Value *reduce(const Node &n);
   // Column `column` of row tensor `buffer` across the block's rows.
   Value *rowColumn(int buffer, int64_t column);
@@ -85,6 +86,10 @@ private:
 
   // The block being emitted.
   Value *row0_ = nullptr, *activeRows_ = nullptr, *rows64_ = nullptr;
+  // The block's row offsets in the order of its row-uniform lanes, and
+  // `row mod 2^k` for 2^k dividing W, the same in every block (rowModulo).
+  std::vector<int64_t> rowOrder_;
+  std::map<int64_t, Value *> invariantRowMod_;
   std::map<std::pair<const Node *, int64_t>, Value *> lane_;
   std::unordered_map<const Node *, Value *> uniform_;
   std::map<std::pair<int, int64_t>, std::vector<Value *>> chunks_; // (buffer, chunk) -> columns
@@ -291,13 +296,11 @@ void RowsEmitter::emitBlock(Value *row0, Value *activeRows) {
   uniform_.clear();
   chunks_.clear();
   rowPointers_.clear();
-  std::vector<int64_t> ids;
+  rowOrder_.clear();
   for (int i = 0; i < W_; ++i)
-    ids.push_back(i);
-  rows64_ = b_.CreateAdd(b_.CreateVectorSplat(W_, row0), i64s(ids), "rows");
+    rowOrder_.push_back(segments_ ? rowOfLane_.at(i) : i);
+  rows64_ = b_.CreateAdd(b_.CreateVectorSplat(W_, row0), i64s(rowOrder_), "rows");
   if (segments_) {
-    std::vector<int64_t> order(rowOfLane_.begin(), rowOfLane_.end());
-    rows64_ = b_.CreateAdd(b_.CreateVectorSplat(W_, row0), i64s(order), "rows");
     liveQ_ = Q_;
     if (!bound_) {
       emitSegmentBlock();
@@ -491,6 +494,8 @@ Value *RowsEmitter::uniformValue(const Expr &e) {
   case NodeKind::RowIndex: v = b_.CreateTrunc(rows64_, valueType(ctx_, DType::I32, W_)); break;
   case NodeKind::Reduce: v = segments_ ? segmentReduce(*e) : reduce(*e); break;
   default: {
+    if ((v = rowModulo(*e)))
+      break;
     std::vector<Value *> operands;
     for (const Expr &a : e->args)
       operands.push_back(uniformValue(a));
@@ -499,6 +504,37 @@ Value *RowsEmitter::uniformValue(const Expr &e) {
   }
   uniform_.emplace(e.get(), v);
   return v;
+}
+
+// `row mod D` for a constant power of two D > 0 (masked softmax's `c <= r
+// mod C` at C = 8): the floored modulo is the low bits of the row's i32
+// (two's complement, any sign), one AND instead of the general sequence's
+// seven instructions. When D divides W, every block's rows start at begin
+// plus a multiple of W, so the value is the same in every block: computed
+// once per call, and the compares and permutes using it leave the loop
+// (masked softmax 4096x8, W = 16: 12.8 -> 10.0 us). Null for anything else.
+Value *RowsEmitter::rowModulo(const Node &n) {
+  if (n.kind != NodeKind::Binary || n.binaryOp() != BinaryOp::Mod || n.type != DType::I32 ||
+      n.args[0]->kind != NodeKind::RowIndex)
+    return nullptr;
+  const Node &d = *n.args[1];
+  int64_t D = d.kind == NodeKind::DimValue ? dim(d.begin)
+              : d.kind == NodeKind::Const  ? static_cast<int64_t>(d.value)
+                                           : 0;
+  if (D <= 0 || (D & (D - 1)) != 0 || D > (int64_t{1} << 30))
+    return nullptr;
+  llvm::Type *i32s = valueType(ctx_, DType::I32, W_);
+  Value *mask = b_.CreateVectorSplat(W_, b_.getInt32(static_cast<int32_t>(D - 1)));
+  if (W_ % D != 0)
+    return b_.CreateAnd(b_.CreateTrunc(rows64_, i32s), mask, "row.mod");
+  auto [it, fresh] = invariantRowMod_.try_emplace(D, nullptr);
+  if (fresh) { // in the entry block, before its branch to the loops
+    llvm::IRBuilderBase::InsertPointGuard guard(b_);
+    b_.SetInsertPoint(fn_->getEntryBlock().getTerminator());
+    Value *rows = b_.CreateAdd(b_.CreateVectorSplat(W_, fn_->getArg(1)), i64s(rowOrder_));
+    it->second = b_.CreateAnd(b_.CreateTrunc(rows, i32s), mask, "row.mod.invariant");
+  }
+  return it->second;
 }
 
 // The packet-local order (lower::kReductionLanes): column c folds into
@@ -681,13 +717,15 @@ Value *RowsEmitter::segmentPacket(int buffer, int64_t begin, int64_t k) {
 }
 
 // identity op x, the first fold of a virtual lane. For max and min that is
-// x with a NaN made the canonical NaN, emitIeeeMinMax's result for every x
-// (x > -inf unless x is -inf, whose tie is x): one or two instructions, not
-// five.
+// x, up to a NaN's bits (emitIeeeMinMax gives a quiet NaN; x > -inf unless
+// x is -inf, whose tie is x): no instruction. A NaN's bits never decide a
+// result (compares, min and max look only at NaN-ness, arithmetic passes
+// some NaN on) and every stored value is canonicalised, so the outputs are
+// the same bits (masked softmax 4096x8, W = 16: 8 vfixupimmps per block).
 Value *RowsEmitter::foldFromIdentity(ReduceOp op, Value *identity, Value *x) {
   if ((op != ReduceOp::Max && op != ReduceOp::Min) || !x->getType()->isFPOrFPVectorTy())
     return combine(op, identity, x);
-  return canonicalNaN(x);
+  return x;
 }
 
 // One step of a reduction tree (emit_ops.h: vrangeps on AVX-512DQ, two

@@ -364,6 +364,8 @@ Value *RowsEmitter::foldFromIdentity(ReduceOp op, Value *identity, Value *x) {
 // One step of a reduction tree (emit_ops.h: vrangeps on AVX-512DQ, two
 // x86 maxes or mins elsewhere).
 Value *RowsEmitter::combine(ReduceOp op, Value *a, Value *b) {
+  if (orderedSteps_ && (op == ReduceOp::Max || op == ReduceOp::Min))
+    return emitOrderedMinMax(b_, op == ReduceOp::Max, a, b, &target_.math);
   return emitReductionStep(b_, op, a, b, &target_.math);
 }
 

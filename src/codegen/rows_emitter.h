@@ -78,6 +78,11 @@ private:
   Value *segmentReduce(const Node &n);
   Value *foldFromIdentity(ReduceOp op, Value *identity, Value *x);
   Value *combine(ReduceOp op, Value *a, Value *b);
+  // segmentReduce's max or min tree with one packet per G rows.
+  Value *orderedOrNaNTree(const std::vector<Value *> &packets,
+                          const std::function<void(Value *)> &push,
+                          std::vector<std::pair<int, Value *>> &pending);
+  bool orderedSteps_ = false; // combine's max and min skip the NaN select
   Value *canonicalNaN(Value *x);
   void storeSegment(int output, int64_t k, Value *packet);
 

@@ -10,6 +10,8 @@
 #include <lanejit/error.h>
 #include <lanejit/launch_abi.h>
 
+#include <llvm/IR/MDBuilder.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <map>
@@ -238,14 +240,63 @@ Value *RowsEmitter::segmentReduce(const Node &n) {
   }
   // One packet per G rows: all first, then the steps (measured faster at
   // C = 8: masked softmax 4096x8 1.67 -> 1.50 of avx512-rows).
-  if (Q_ == 1)
-    for (Value *v : rowPackets)
-      push(v);
-  Value *result = pending.at(0).second;
+  Value *result = nullptr;
+  if (Q_ == 1 && P_ > 1 && (op == ReduceOp::Max || op == ReduceOp::Min) &&
+      type->isFPOrFPVectorTy()) {
+    result = orderedOrNaNTree(rowPackets, push, pending);
+  } else {
+    if (Q_ == 1)
+      for (Value *v : rowPackets)
+        push(v);
+    result = pending.at(0).second;
+  }
   segmentPackets_.clear();
   if (op == ReduceOp::Mean)
     result = b_.CreateFDiv(
         result, llvm::ConstantFP::get(type, static_cast<double>(static_cast<float>(cols_))));
+  return result;
+}
+
+// A max or min tree over packets with no NaN is the same tree without the
+// NaN select of every step (emitOrderedMinMax: one vrangeps instead of
+// three instructions on AVX-512DQ). So the block tests its packets for a
+// NaN once (a compare and an OR each, off the tree's critical path) and
+// runs that tree, or the full one when a NaN is there: the same bits
+// either way (masked softmax 4096x8, W = 16: 9.7 -> 9.3 us).
+Value *RowsEmitter::orderedOrNaNTree(const std::vector<Value *> &packets,
+                                     const std::function<void(Value *)> &push,
+                                     std::vector<std::pair<int, Value *>> &pending) {
+  Value *nan = nullptr;
+  for (Value *v : packets) {
+    Value *u = b_.CreateFCmpUNO(v, v);
+    nan = nan ? b_.CreateOr(nan, u) : u;
+  }
+  Value *any = b_.CreateICmpNE(b_.CreateBitCast(nan, b_.getIntNTy(static_cast<unsigned>(W_))),
+                               b_.getIntN(static_cast<unsigned>(W_), 0), "any.nan");
+  auto *ordered = llvm::BasicBlock::Create(ctx_, "minmax.ordered", fn_);
+  auto *withNaN = llvm::BasicBlock::Create(ctx_, "minmax.nan", fn_);
+  auto *joined = llvm::BasicBlock::Create(ctx_, "minmax.done", fn_);
+  b_.CreateCondBr(any, withNaN, ordered, llvm::MDBuilder(ctx_).createBranchWeights(1, 1000));
+  auto tree = [&](bool noNaN) {
+    orderedSteps_ = noNaN;
+    pending.clear();
+    for (Value *v : packets)
+      push(v);
+    orderedSteps_ = false;
+    return pending.at(0).second;
+  };
+  b_.SetInsertPoint(ordered);
+  Value *fast = tree(true);
+  llvm::BasicBlock *fastEnd = b_.GetInsertBlock();
+  b_.CreateBr(joined);
+  b_.SetInsertPoint(withNaN);
+  Value *full = tree(false);
+  llvm::BasicBlock *fullEnd = b_.GetInsertBlock();
+  b_.CreateBr(joined);
+  b_.SetInsertPoint(joined);
+  llvm::PHINode *result = b_.CreatePHI(fast->getType(), 2, "minmax");
+  result->addIncoming(fast, fastEnd);
+  result->addIncoming(full, fullEnd);
   return result;
 }
 

@@ -108,6 +108,9 @@ public:
   // entry specialised for `cols` columns (CompileOptions::
   // specialize_columns), which run() uses for short rows of that C.
   std::string dump(const std::string &stage, int64_t cols) const;
+  // The same stages of the rows-across-lanes entry for `cols` columns
+  // (1 to 64), which run() uses where the mapping rule picks it.
+  std::string dumpRowsAcrossLanes(const std::string &stage, int64_t cols) const;
   // The relocatable object the JIT linked for this kernel (ELF bytes), and
   // its entry's symbol in it; what `lanejit inspect` reads and `lanejit aot`
   // writes (include/lanejit/inspect.h).

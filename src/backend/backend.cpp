@@ -105,10 +105,16 @@ std::string version() {
 
 std::string dump(const lower::KernelPlan &plan, const Target &target,
                  const jit::OptimizerSettings &settings, const std::string &symbol,
-                 const std::string &stage, std::optional<int64_t> fixedCols) {
+                 const std::string &stage, std::optional<int64_t> fixedCols, bool rowsAcrossLanes) {
   // A private context: the JIT's module is gone after linking.
   llvm::LLVMContext context;
-  auto module = emitModule(plan, target, context, symbol, nullptr, fixedCols);
+  std::unique_ptr<llvm::Module> module;
+  if (rowsAcrossLanes) {
+    module = std::make_unique<llvm::Module>(symbol, context);
+    codegen::emitRowsAcrossLanes(plan, *module, target.codegen, symbol, fixedCols.value());
+  } else {
+    module = emitModule(plan, target, context, symbol, nullptr, fixedCols);
+  }
   const codegen::CodegenTarget &t = target.codegen;
   if (stage != "llvm-unoptimized")
     jit::optimizeForDump(*module, t.cpu, t.features, settings);

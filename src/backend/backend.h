@@ -75,9 +75,11 @@ Native link(const std::string &object, const std::string &symbol,
 std::string version();
 
 // The textual stages of compile(), for `lanejit dump`: "llvm-unoptimized",
-// "llvm" (after the optimiser) and "asm".
+// "llvm" (after the optimiser) and "asm". With rowsAcrossLanes, the
+// rows-across-lanes entry for *fixedCols instead (compileRowsAcrossLanes).
 std::string dump(const lower::KernelPlan &plan, const Target &target,
                  const jit::OptimizerSettings &settings, const std::string &symbol,
-                 const std::string &stage, std::optional<int64_t> fixedCols = std::nullopt);
+                 const std::string &stage, std::optional<int64_t> fixedCols = std::nullopt,
+                 bool rowsAcrossLanes = false);
 
 } // namespace lanejit::backend

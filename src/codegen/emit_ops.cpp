@@ -39,6 +39,13 @@ Value *emitIeeeMinMax(llvm::IRBuilder<> &b, bool isMax, Value *x, Value *y,
                       const MathTarget *math) {
   Value *unordered = b.CreateFCmpUNO(x, y);
   Value *nan = constLike(x, std::numeric_limits<double>::quiet_NaN());
+  return b.CreateSelect(unordered, nan, emitOrderedMinMax(b, isMax, x, y, math));
+}
+
+} // namespace
+
+Value *emitOrderedMinMax(llvm::IRBuilder<> &b, bool isMax, Value *x, Value *y,
+                         const MathTarget *math) {
   llvm::Intrinsic::ID range = llvm::Intrinsic::not_intrinsic;
   if (math && math->has_avx512dq)
     range = avx512Form(*math, x->getType(), llvm::Intrinsic::x86_avx512_mask_range_ps_512,
@@ -49,10 +56,9 @@ Value *emitIeeeMinMax(llvm::IRBuilder<> &b, bool isMax, Value *x, Value *y,
     // take the sign from the comparison, which orders -0 below +0. A quiet
     // NaN operand is treated as missing (the other operand is returned), so
     // NaNs still take the select: three instructions instead of seven.
-    Value *r = callOnAllLanes(
+    return callOnAllLanes(
         b, range, x->getType(),
         {x, y, b.getInt32(isMax ? 0x5 : 0x4), llvm::Constant::getNullValue(x->getType())});
-    return b.CreateSelect(unordered, nan, r);
   }
   // x86's max (x > y ? x : y) both ways round: equal operands give both,
   // whose AND (max) or OR (min) is the IEEE tie (+0 over -0; equal values
@@ -62,9 +68,10 @@ Value *emitIeeeMinMax(llvm::IRBuilder<> &b, bool isMax, Value *x, Value *y,
   Value *xy = b.CreateSelect(isMax ? b.CreateFCmpOGT(x, y) : b.CreateFCmpOLT(x, y), x, y);
   Value *yx = b.CreateSelect(isMax ? b.CreateFCmpOGT(y, x) : b.CreateFCmpOLT(y, x), y, x);
   Value *xi = asInt(b, xy), *yi = asInt(b, yx);
-  Value *pick = b.CreateBitCast(isMax ? b.CreateAnd(xi, yi) : b.CreateOr(xi, yi), x->getType());
-  return b.CreateSelect(unordered, nan, pick);
+  return b.CreateBitCast(isMax ? b.CreateAnd(xi, yi) : b.CreateOr(xi, yi), x->getType());
 }
+
+namespace {
 
 // Floored i32 division and modulo with x/0 = x%0 = 0 and INT_MIN/-1 = INT_MIN
 // (wrapping), so no lane can trap.

@@ -44,6 +44,12 @@ constexpr uint32_t kCanonicalNaNBits = 0xffc00000u;
 llvm::Value *emitCanonicalNaN(llvm::IRBuilder<> &b, llvm::Value *x,
                               const MathTarget *math = nullptr);
 
+// emitIeeeMinMax's result where neither operand is NaN (vrangeps on
+// AVX-512DQ, else two x86 maxes or mins and an AND or OR), without its NaN
+// select; for operands known not to be NaN.
+llvm::Value *emitOrderedMinMax(llvm::IRBuilder<> &b, bool isMax, llvm::Value *x, llvm::Value *y,
+                               const MathTarget *math = nullptr);
+
 // Reductions: the value that leaves an accumulator unchanged bit for bit
 // (-0.0 for sums: -0 + x == x for every x, including +0), and the step
 // (`math` may be null: no target-specific instructions, the same bits).

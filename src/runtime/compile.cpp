@@ -398,4 +398,19 @@ std::string Kernel::dump(const std::string &stage, int64_t cols) const {
                        entryName(impl_->program) + "_c" + std::to_string(cols), stage, cols);
 }
 
+std::string Kernel::dumpRowsAcrossLanes(const std::string &stage, int64_t cols) const {
+  if (stage != "llvm" && stage != "llvm-unoptimized" && stage != "asm")
+    throw Error(Error::Kind::Compile, "a rows-across-lanes dump has only the code stages "
+                                      "(llvm-unoptimized, llvm, asm), not '" +
+                                          stage + "'");
+  if (cols < 1 || cols > lower::kMaxRowsAcrossLanesColumns)
+    throw Error(Error::Kind::Compile, "rows across lanes takes 1 to " +
+                                          std::to_string(lower::kMaxRowsAcrossLanesColumns) +
+                                          " columns, not " + std::to_string(cols));
+  Lowered l = lowerProgram(impl_->program, impl_->options);
+  return backend::dump(l.plan, l.target, optimizerSettings(impl_->options),
+                       entryName(impl_->program) + "_rows" + std::to_string(cols), stage, cols,
+                       /*rowsAcrossLanes=*/true);
+}
+
 } // namespace lanejit

@@ -34,7 +34,7 @@ void runCommand(const RunArgs &args);
 // "llvm-unoptimized", "llvm", "asm", "object": the JIT's object disassembled);
 // cols > 0: the code stages of the entry specialised for that C.
 void dumpCommand(const std::string &program, const std::string &stage,
-                 const CompileOptions &options, int64_t cols = 0);
+                 const CompileOptions &options, int64_t cols = 0, bool rowsAcrossLanes = false);
 
 // Prints the kernel's compile report, as text or JSON; with a shape
 // ("RxC", or "" for none), also the mapping costs at its C and whether a

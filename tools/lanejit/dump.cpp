@@ -2,6 +2,7 @@
 // subcommands.
 #include "commands.h"
 
+#include <lanejit/error.h>
 #include <lanejit/inspect.h>
 #include <lanejit/kernel.h>
 #include <lanejit/library.h>
@@ -22,7 +23,9 @@ Program loadProgram(const std::string &spec) {
 }
 
 void dumpCommand(const std::string &spec, const std::string &stage, const CompileOptions &options,
-                 int64_t cols) {
+                 int64_t cols, bool rowsAcrossLanes) {
+  if (rowsAcrossLanes && cols < 1)
+    throw Error(Error::Kind::Bind, "dump: --rows-across-lanes needs --cols");
   Program program = loadProgram(spec);
   // The text stage needs no compilation, so it works for any parsed program.
   if (stage == "text") {
@@ -35,7 +38,10 @@ void dumpCommand(const std::string &spec, const std::string &stage, const Compil
     fmt::print("{}", inspect::disassemble(kernel.object()));
     return;
   }
-  fmt::print("{}", cols > 0 ? kernel.dump(stage, cols) : kernel.dump(stage));
+  if (rowsAcrossLanes)
+    fmt::print("{}", kernel.dumpRowsAcrossLanes(stage, cols));
+  else
+    fmt::print("{}", cols > 0 ? kernel.dump(stage, cols) : kernel.dump(stage));
 }
 
 void explainCommand(const std::string &spec, bool json, const CompileOptions &options,

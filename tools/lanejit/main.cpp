@@ -52,6 +52,7 @@ int runMain(int argc, char **argv) {
 
   std::string dump_program, stage = "ir";
   int64_t dump_cols = 0;
+  bool dump_rows = false;
   CompileFlags dump_flags;
   CLI::App *dump = app.add_subcommand("dump", "print a program or one of its compiled stages");
   dump->add_option("program", dump_program, "text program file, or lib:NAME")->required();
@@ -63,6 +64,8 @@ int runMain(int argc, char **argv) {
   dump->add_option("--cols", dump_cols,
                    "llvm-unoptimized, llvm, asm: the packet-local entry specialised for this "
                    "many columns (what run() uses for short rows), not the generic one");
+  dump->add_flag("--rows-across-lanes", dump_rows,
+                 "with --cols: the rows-across-lanes entry for that C instead");
   dump_flags.add(*dump);
 
   lanejit::cli::InspectArgs inspect_args;
@@ -122,7 +125,7 @@ int runMain(int argc, char **argv) {
     return 0;
   }
   if (*dump) {
-    lanejit::cli::dumpCommand(dump_program, stage, optionsFrom(dump_flags), dump_cols);
+    lanejit::cli::dumpCommand(dump_program, stage, optionsFrom(dump_flags), dump_cols, dump_rows);
     return 0;
   }
   if (*explain) {

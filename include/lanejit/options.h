@@ -87,9 +87,10 @@ struct CompileOptions {
   // LLVM optimisation level for the JIT's pass pipeline (0-3).
   int opt_level = 2;
   // The short LLVM pipeline chosen for lanejit's already-vectorised IR
-  // (SROA, EarlyCSE, SimplifyCFG, LICM; docs/architecture.md). Off: LLVM's
-  // default O<opt_level> pipeline. Not used at opt_level 0.
-  bool lean_llvm_pipeline = false;
+  // (src/jit/optimizer.cpp; docs/compile-time.md): O2's kernel speed in less
+  // compile time. Off: LLVM's default O<opt_level> pipeline. Not used at
+  // opt_level 0.
+  bool lean_llvm_pipeline = true;
   // LLVM's loop unroller may unroll lanejit's packet and row loops. Off:
   // they are marked llvm.loop.unroll.disable (the plan's K packets per
   // group are already unrolled; LLVM's copies cost compile time).

@@ -18,6 +18,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <sstream>
 
@@ -104,8 +105,14 @@ std::string persistentKey(const Program &program, const CompileOptions &options,
                           const backend::Target &target) {
   if (options.time_passes)
     return {};
-  return persistent::buildIdentity() + "\n" + print(program) + "\n" + options.key() +
-         "\ncpu=" + target.codegen.cpu + "\nfeatures=" + target.codegen.features;
+  std::string key = persistent::buildIdentity() + "\n" + print(program) + "\n" + options.key() +
+                    "\ncpu=" + target.codegen.cpu + "\nfeatures=" + target.codegen.features;
+  // The experiments' pipeline replaces the lean one (jit/optimizer.cpp): its
+  // objects must not be read back as the lean pipeline's, nor the reverse.
+  const char *passes = std::getenv("LANEJIT_LLVM_PASSES");
+  if (options.lean_llvm_pipeline && passes && *passes)
+    key += "\nllvm-passes=" + std::string(passes);
+  return key;
 }
 
 // Links the persistent cache's object for `key` into `code`; false when

@@ -109,6 +109,9 @@ TEST(Inspect, PinnedRopeHasItsExactShape) {
     o.lanes = 16;
     o.target_cpu = kPinnedAvx512;
     o.llvm_loop_unroll = unroll;
+    // The lean pipeline (the default) has no unroller: the switch acts
+    // under LLVM's O2 pipeline only.
+    o.lean_llvm_pipeline = !unroll;
     ObjectReport r = inspect::inspectKernel(compile(library::rope(), o));
     const FunctionReport &f = only(r);
     EXPECT_EQ(f.dense_loops, 1) << inspect::toText(r);

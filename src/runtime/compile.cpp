@@ -391,29 +391,33 @@ std::string Kernel::dump(const std::string &stage) const {
                        "lanejit_" + impl_->program.name, stage);
 }
 
-std::string Kernel::dump(const std::string &stage, int64_t cols) const {
+namespace {
+
+// The checks of a dump of one C's entry: `what` names the entry kind in
+// the messages, `maxCols` the largest C such an entry exists for.
+void checkEntryDump(const std::string &stage, int64_t cols, const std::string &what,
+                    const std::string &colsRule, int64_t maxCols) {
   if (stage != "llvm" && stage != "llvm-unoptimized" && stage != "asm")
-    throw Error(Error::Kind::Compile, "a dump for one C has only the code stages "
-                                      "(llvm-unoptimized, llvm, asm), not '" +
-                                          stage + "'");
-  if (cols < 1 || cols > runtime::kMaxSpecializedColumns)
-    throw Error(Error::Kind::Compile, "entries are specialised for 1 to " +
-                                          std::to_string(runtime::kMaxSpecializedColumns) +
+    throw Error(Error::Kind::Compile, what + " has only the code stages " +
+                                          "(llvm-unoptimized, llvm, asm), not '" + stage + "'");
+  if (cols < 1 || cols > maxCols)
+    throw Error(Error::Kind::Compile, colsRule + " 1 to " + std::to_string(maxCols) +
                                           " columns, not " + std::to_string(cols));
+}
+
+} // namespace
+
+std::string Kernel::dump(const std::string &stage, int64_t cols) const {
+  checkEntryDump(stage, cols, "a dump for one C", "entries are specialised for",
+                 runtime::kMaxSpecializedColumns);
   Lowered l = lowerProgram(impl_->program, impl_->options);
   return backend::dump(l.plan, l.target, optimizerSettings(impl_->options),
                        entryName(impl_->program) + "_c" + std::to_string(cols), stage, cols);
 }
 
 std::string Kernel::dumpRowsAcrossLanes(const std::string &stage, int64_t cols) const {
-  if (stage != "llvm" && stage != "llvm-unoptimized" && stage != "asm")
-    throw Error(Error::Kind::Compile, "a rows-across-lanes dump has only the code stages "
-                                      "(llvm-unoptimized, llvm, asm), not '" +
-                                          stage + "'");
-  if (cols < 1 || cols > lower::kMaxRowsAcrossLanesColumns)
-    throw Error(Error::Kind::Compile, "rows across lanes takes 1 to " +
-                                          std::to_string(lower::kMaxRowsAcrossLanesColumns) +
-                                          " columns, not " + std::to_string(cols));
+  checkEntryDump(stage, cols, "a rows-across-lanes dump", "rows across lanes takes",
+                 lower::kMaxRowsAcrossLanesColumns);
   Lowered l = lowerProgram(impl_->program, impl_->options);
   return backend::dump(l.plan, l.target, optimizerSettings(impl_->options),
                        entryName(impl_->program) + "_rows" + std::to_string(cols), stage, cols,

@@ -71,6 +71,11 @@ llvm::FunctionPassManager leanPipeline() {
 
 } // namespace
 
+std::string leanPipelineOverride() {
+  const char *text = std::getenv("LANEJIT_LLVM_PASSES");
+  return text ? text : "";
+}
+
 void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine,
                     const OptimizerSettings &settings) {
   int optLevel = settings.opt_level;
@@ -96,10 +101,8 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine,
   builder.crossRegisterProxies(lam, fam, cgam, mam);
   if (settings.lean_pipeline) {
     llvm::ModulePassManager mpm;
-    // For experiments with the pipeline: LLVM's textual pipeline syntax
-    // (opt -passes=...) replaces the lean one (docs/compile-time.md).
-    const char *text = std::getenv("LANEJIT_LLVM_PASSES");
-    if (text && *text) {
+    // For experiments with the pipeline (docs/compile-time.md).
+    if (std::string text = leanPipelineOverride(); !text.empty()) {
       if (llvm::Error e = builder.parsePassPipeline(mpm, text))
         throw Error(Error::Kind::Compile, "LANEJIT_LLVM_PASSES: " + llvm::toString(std::move(e)));
     } else {

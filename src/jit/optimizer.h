@@ -3,6 +3,8 @@
 // so no pass may reassociate or contract.
 #pragma once
 
+#include <string>
+
 namespace llvm {
 class Module;
 class TargetMachine;
@@ -17,6 +19,11 @@ struct OptimizerSettings {
                               // else LLVM's default O<opt_level> pipeline
   bool time_passes = false;   // print each LLVM pass's time to stderr
 };
+
+// LANEJIT_LLVM_PASSES, for experiments: a pipeline in LLVM's text syntax
+// (opt -passes=...) that replaces the lean one; "" when unset. It changes
+// the code, so the persistent cache's key holds it.
+std::string leanPipelineOverride();
 
 // Throws Error(Kind::Compile) for a malformed LANEJIT_LLVM_PASSES.
 void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine,

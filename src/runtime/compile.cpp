@@ -8,6 +8,7 @@
 #include "runtime/report_builder.h"
 
 #include "backend/backend.h"
+#include "jit/optimizer.h"
 #include "lower/choose_mapping.h"
 #include "lower/plan.h"
 
@@ -18,7 +19,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <optional>
 #include <sstream>
 
@@ -107,11 +107,11 @@ std::string persistentKey(const Program &program, const CompileOptions &options,
     return {};
   std::string key = persistent::buildIdentity() + "\n" + print(program) + "\n" + options.key() +
                     "\ncpu=" + target.codegen.cpu + "\nfeatures=" + target.codegen.features;
-  // The experiments' pipeline replaces the lean one (jit/optimizer.cpp): its
+  // The experiments' pipeline replaces the lean one (jit/optimizer.h): its
   // objects must not be read back as the lean pipeline's, nor the reverse.
-  const char *passes = std::getenv("LANEJIT_LLVM_PASSES");
-  if (options.lean_llvm_pipeline && passes && *passes)
-    key += "\nllvm-passes=" + std::string(passes);
+  if (std::string passes = jit::leanPipelineOverride();
+      options.lean_llvm_pipeline && !passes.empty())
+    key += "\nllvm-passes=" + passes;
   return key;
 }
 

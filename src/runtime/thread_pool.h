@@ -3,8 +3,9 @@
 // parallelFor(tasks, threads, fn, ctx) runs fn(ctx, i) for every i in
 // [0, tasks) on the calling thread plus up to threads - 1 workers. Tasks
 // are dealt round-robin (participant s starts with tasks s, s + n, ...) and
-// a participant that runs out takes the others' unclaimed ones. It runs everything on the calling
-// thread, waking nobody, when one thread is enough (threads <= 1 or
+// a participant that runs out takes the others' unclaimed ones. It runs
+// everything on the calling thread, waking nobody, when one thread is
+// enough (threads <= 1 or
 // tasks <= 1), when called from inside a task (a kernel run by a pool task:
 // nesting would wait on workers that are busy with the outer call), and when
 // another caller's call holds the pool (many caller threads at once: each

@@ -235,59 +235,64 @@ struct EntryArgs {
   }
 };
 
+// A kernel of `program`, a seeded case of `shape` holding its one-thread
+// outputs (`want`), and the case's buffers as an argument block.
+struct EntryCall {
+  Kernel kernel;
+  check::Case c;
+  std::vector<std::vector<float>> want;
+  EntryArgs e;
+  EntryCall(const Program &program, Shape shape)
+      : kernel(compile(program, test::targetOptions())),
+        c(check::makeCase(kernel.program(), shape, check::Fill::Random, 1)),
+        want(oneThreadOutputs(kernel, c)), e(kernel, c) {}
+  static std::vector<std::vector<float>> oneThreadOutputs(const Kernel &k, check::Case &c) {
+    k.run(c.inputRefs(), c.outputRefs(), 1);
+    return outputsOf(c);
+  }
+};
+
 TEST(Parallel, RunEntrySplitsAsRunDoes) {
   SplitEverything split;
-  Kernel k = compile(library::layerNorm(), test::targetOptions());
-  check::Case c = check::makeCase(k.program(), {33, 100}, check::Fill::Random, 1);
-  k.run(c.inputRefs(), c.outputRefs(), 1);
-  std::vector<std::vector<float>> want = outputsOf(c);
-  EntryArgs e(k, c);
-  c.outputs[0].fill(0);
-  k.runEntry(e.args, 4);
-  EXPECT_EQ(outputsOf(c), want);
-  EXPECT_THROW(k.runEntry(e.args, 0), Error);
+  EntryCall call(library::layerNorm(), {33, 100});
+  call.c.outputs[0].fill(0);
+  call.kernel.runEntry(call.e.args, 4);
+  EXPECT_EQ(outputsOf(call.c), call.want);
+  EXPECT_THROW(call.kernel.runEntry(call.e.args, 0), Error);
 }
 
 // runEntry keeps its last serial decision for a repeat of the same call;
 // a change of anything it was derived from must be seen.
 TEST(Parallel, RepeatedRunEntryFollowsTheCostModelAndTheShape) {
-  Kernel k = compile(library::layerNorm(), test::targetOptions());
-  check::Case c = check::makeCase(k.program(), {17, 65}, check::Fill::Random, 1);
-  k.run(c.inputRefs(), c.outputRefs(), 1);
-  std::vector<std::vector<float>> want = outputsOf(c);
-  EntryArgs e(k, c);
+  EntryCall ln(library::layerNorm(), {17, 65});
   // Before: a small call, serial by the cost model, repeated.
   uint64_t before = runtime::poolCounters().wakeups;
   for (int i = 0; i < 3; ++i) {
-    c.outputs[0].fill(0);
-    k.runEntry(e.args, 2);
-    EXPECT_EQ(outputsOf(c), want);
+    ln.c.outputs[0].fill(0);
+    ln.kernel.runEntry(ln.e.args, 2);
+    EXPECT_EQ(outputsOf(ln.c), ln.want);
   }
   EXPECT_EQ(runtime::poolCounters().wakeups, before);
   {
     // The cost model's threshold drops: the same call is split now.
     SplitEverything split;
-    c.outputs[0].fill(0);
-    k.runEntry(e.args, 2);
+    ln.c.outputs[0].fill(0);
+    ln.kernel.runEntry(ln.e.args, 2);
     EXPECT_GT(runtime::poolCounters().wakeups, before);
-    EXPECT_EQ(outputsOf(c), want);
+    EXPECT_EQ(outputsOf(ln.c), ln.want);
   }
   // Fewer rows in the same buffers: only those rows are written.
-  e.args.rows = 16;
-  c.outputs[0].fill(0);
-  k.runEntry(e.args, 2);
-  std::vector<float> got = outputsOf(c)[0];
-  EXPECT_TRUE(std::equal(got.begin(), got.begin() + 16 * 65, want[0].begin()));
+  ln.e.args.rows = 16;
+  ln.c.outputs[0].fill(0);
+  ln.kernel.runEntry(ln.e.args, 2);
+  std::vector<float> got = outputsOf(ln.c)[0];
+  EXPECT_TRUE(std::equal(got.begin(), got.begin() + 16 * 65, ln.want[0].begin()));
   EXPECT_TRUE(std::all_of(got.begin() + 16 * 65, got.end(), [](float v) { return v == 0; }));
   // Another kernel with the same shape runs its own entry.
-  Kernel rms = compile(library::rmsNorm(), test::targetOptions());
-  check::Case r = check::makeCase(rms.program(), {16, 65}, check::Fill::Random, 1);
-  rms.run(r.inputRefs(), r.outputRefs(), 1);
-  std::vector<std::vector<float>> rmsWant = outputsOf(r);
-  EntryArgs er(rms, r);
-  r.outputs[0].fill(0);
-  rms.runEntry(er.args, 2);
-  EXPECT_EQ(outputsOf(r), rmsWant);
+  EntryCall rms(library::rmsNorm(), {16, 65});
+  rms.c.outputs[0].fill(0);
+  rms.kernel.runEntry(rms.e.args, 2);
+  EXPECT_EQ(outputsOf(rms.c), rms.want);
 }
 
 TEST(Parallel, BadThreadCountsAreClearErrors) {

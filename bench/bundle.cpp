@@ -3,7 +3,7 @@
 
 #include "report.h"
 
-#include "io/sha256.h"
+#include "sha256.h"
 #include "io/staged_files.h"
 
 #include <lanejit/check.h>
@@ -165,7 +165,7 @@ void writeBundle(const BenchRecord &record, const fs::path &dir) {
   ordered_json hashes = ordered_json::object();
   for (const std::string &file : files)
     if (file != "bundle.json")
-      hashes[file] = io::sha256File((dir / file).string());
+      hashes[file] = bench::sha256File((dir / file).string());
   j["files"] = hashes;
   writeText(dir / "bundle.json", j.dump(1) + "\n");
 }

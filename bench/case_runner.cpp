@@ -1,7 +1,7 @@
 // Running one case (bench/case_runner.h).
 #include "case_runner.h"
 
-#include "io/sha256.h"
+#include "sha256.h"
 #include "io/staged_files.h"
 #include "npy.h"
 #include "oracle.h"
@@ -47,7 +47,7 @@ bool guardsIntact(const check::Case &c) {
 
 std::string outputSha256(const check::Case &c) {
   const check::GuardedBuffer &out = c.outputs.at(0);
-  return io::sha256Hex(out.data(), static_cast<size_t>(out.elements()) * sizeof(float));
+  return bench::sha256Hex(out.data(), static_cast<size_t>(out.elements()) * sizeof(float));
 }
 
 // Writes programs/<id>.lj and inputs/<id>/<name>.npy; fills their records.

@@ -1,7 +1,7 @@
 // The environment record (bench/environment.h).
 #include "environment.h"
 
-#include "io/sha256.h"
+#include "sha256.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -90,7 +90,7 @@ EnvironmentRecord captureEnvironment(const std::string &compile_options) {
     env.git_dirty = !firstLine(git + "status --porcelain --untracked-files=no 2>/dev/null").empty();
   std::error_code error;
   env.binaries.push_back({std::filesystem::read_symlink("/proc/self/exe", error).string(),
-                          io::sha256File("/proc/self/exe")});
+                          bench::sha256File("/proc/self/exe")});
   return env;
 }
 

@@ -6,8 +6,8 @@
 #include "bundle.h"
 #include "case_runner.h"
 #include "environment.h"
-#include "io/sha256.h"
 #include "report.h"
+#include "sha256.h"
 
 #include "io/staged_directory.h"
 
@@ -167,7 +167,7 @@ BenchResult runBench(const BenchOptions &options) {
     if (std::find(modules.begin(), modules.end(), object) == modules.end())
       modules.push_back(object);
   for (const std::string &module : modules)
-    record.environment.binaries.push_back({module, io::sha256File(module)});
+    record.environment.binaries.push_back({module, sha256File(module)});
   writeBundle(record, bundle.staging());
   bundle.commit();
   result.bundle_dir = bundle.path();

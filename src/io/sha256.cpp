@@ -1,65 +1,32 @@
-// SHA-256 through OpenSSL's EVP interface (io/sha256.h).
+// SHA-256 through LLVM's implementation (io/sha256.h). LLVM is linked
+// anyway, and its digest needs no start-up: OpenSSL 3's took 1–2 ms on
+// its first use (provider and configuration loading), most of what a
+// kernel found in the persistent cache cost to load.
 #include "io/sha256.h"
 
-#include <lanejit/error.h>
+#include <llvm/ADT/ArrayRef.h>
+#include <llvm/Support/SHA256.h>
 
-#include <openssl/evp.h>
-
-#include <cstdio>
-#include <memory>
-#include <vector>
+#include <array>
 
 namespace lanejit::io {
 namespace {
 
-struct DigestDeleter {
-  void operator()(EVP_MD_CTX *context) const { EVP_MD_CTX_free(context); }
-};
-using Digest = std::unique_ptr<EVP_MD_CTX, DigestDeleter>;
-
-Digest newDigest() {
-  Digest context(EVP_MD_CTX_new());
-  if (!context || EVP_DigestInit_ex(context.get(), EVP_sha256(), nullptr) != 1)
-    throw Error(Error::Kind::Io, "SHA-256: OpenSSL could not start a digest");
-  return context;
-}
-
-std::string finish(EVP_MD_CTX *context) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  if (EVP_DigestFinal_ex(context, digest, &length) != 1)
-    throw Error(Error::Kind::Io, "SHA-256: OpenSSL could not finish a digest");
+std::string hex(const std::array<uint8_t, 32> &digest) {
   static const char kHex[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned int i = 0; i < length; ++i) {
-    hex += kHex[digest[i] >> 4];
-    hex += kHex[digest[i] & 15];
+  std::string text;
+  for (uint8_t byte : digest) {
+    text += kHex[byte >> 4];
+    text += kHex[byte & 15];
   }
-  return hex;
+  return text;
 }
 
 } // namespace
 
 std::string sha256Hex(const void *data, size_t bytes) {
-  Digest context = newDigest();
-  if (EVP_DigestUpdate(context.get(), data, bytes) != 1)
-    throw Error(Error::Kind::Io, "SHA-256: OpenSSL digest update failed");
-  return finish(context.get());
-}
-
-std::string sha256File(const std::string &path) {
-  std::unique_ptr<FILE, int (*)(FILE *)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!file)
-    throw Error(Error::Kind::Io, path + ": cannot open for hashing");
-  Digest context = newDigest();
-  std::vector<char> chunk(1 << 20);
-  size_t got;
-  while ((got = std::fread(chunk.data(), 1, chunk.size(), file.get())) > 0)
-    if (EVP_DigestUpdate(context.get(), chunk.data(), got) != 1)
-      throw Error(Error::Kind::Io, path + ": SHA-256 update failed");
-  if (std::ferror(file.get()))
-    throw Error(Error::Kind::Io, path + ": read error while hashing");
-  return finish(context.get());
+  return hex(
+      llvm::SHA256::hash(llvm::ArrayRef<uint8_t>(static_cast<const uint8_t *>(data), bytes)));
 }
 
 } // namespace lanejit::io

@@ -1,6 +1,7 @@
-// io/sha256.h — SHA-256 (OpenSSL libcrypto) as lowercase hex: the persistent
-// kernel cache's checksums, and the bench's hashes of output
-// payloads, bundle files and the binary.
+// io/sha256.h — SHA-256 (LLVM's) as lowercase hex: the persistent kernel
+// cache's file names and checksums and the tune records' names, all a few
+// kilobytes. The bench hashes its tens of megabytes with OpenSSL
+// (bench/sha256.h).
 #pragma once
 
 #include <cstddef>
@@ -9,7 +10,5 @@
 namespace lanejit::io {
 
 std::string sha256Hex(const void *data, size_t bytes);
-// Throws Error(Kind::Io) naming the file when it cannot be read.
-std::string sha256File(const std::string &path);
 
 } // namespace lanejit::io

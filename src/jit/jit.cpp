@@ -6,11 +6,11 @@
 
 #include <lanejit/error.h>
 
-#include <llvm/ExecutionEngine/Orc/LLJIT.h>
-#include <llvm/ExecutionEngine/Orc/ObjectTransformLayer.h>
-
-#include <cstring>
-#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/ExecutionEngine/Orc/CompileUtils.h>
+#include <llvm/ExecutionEngine/Orc/Core.h>
+#include <llvm/ExecutionEngine/Orc/ExecutorProcessControl.h>
+#include <llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h>
+#include <llvm/ExecutionEngine/SectionMemoryManager.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
@@ -21,6 +21,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 
 namespace lanejit::jit {
@@ -39,130 +40,123 @@ public:
     return *jit;
   }
 
-  LinkedCode add(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
-                 const std::string &entry, const OptimizerSettings &settings, std::string *object) {
+  // Optimises, compiles and links `module`. The target machine is made on
+  // the first call, so a process that only links cached objects never
+  // registers LLVM's target or builds one.
+  LinkedCode add(std::unique_ptr<llvm::Module> module, const std::string &entry,
+                 const OptimizerSettings &settings, std::string *object) {
     std::lock_guard<std::mutex> lock(mutex_);
-    lastObject_.clear();
-    if (!jit_)
-      throw Error(Error::Kind::Compile, "LLVM JIT unavailable: " + initError_);
-    bool timed = settings.time_passes;
+    requireLinker();
     auto start = std::chrono::steady_clock::now();
-    module->setDataLayout(jit_->getDataLayout());
-    module->setTargetTriple(jit_->getTargetTriple().str());
+    llvm::TargetMachine &machine = requireMachine();
+    module->setDataLayout(machine.createDataLayout());
+    module->setTargetTriple(hostTarget().triple);
     // Under the lock: the machine's per-function subtargets are not
     // thread-safe.
-    optimizeModule(*module, *optimizerMachine_, settings);
-    llvm::orc::ThreadSafeModule tsm(std::move(module), std::move(context));
-    // One tracker per kernel, so its code can be removed on its own.
-    llvm::orc::ResourceTrackerSP tracker = jit_->getMainJITDylib().createResourceTracker();
-    if (llvm::Error e = jit_->addIRModule(tracker, std::move(tsm))) {
-      llvm::consumeError(tracker->remove());
-      fail("adding kernel module", std::move(e));
-    }
-    auto symbol = jit_->lookup(entry);
-    if (!symbol) {
-      llvm::consumeError(tracker->remove());
-      fail("compiling kernel '" + entry + "'", symbol.takeError());
-    }
-    // The lookup emitted the module on this thread, under the lock.
-    if (timed)
+    optimizeModule(*module, machine, settings);
+    auto compiled = llvm::orc::SimpleCompiler(machine)(*module);
+    if (!compiled)
+      fail("compiling kernel '" + entry + "'", compiled.takeError());
+    std::string bytes = (*compiled)->getBuffer().str();
+    LinkedCode code = link(bytes, entry, "compiling kernel '" + entry + "'");
+    if (settings.time_passes)
       std::fprintf(
           stderr, "; LLVM optimisation + code generation + linking of %s: %.3f ms\n", entry.c_str(),
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
               .count());
     if (object)
-      *object = std::move(lastObject_);
-    return {symbol->getValue(), std::make_shared<Release>(this, std::move(tracker))};
+      *object = std::move(bytes);
+    return code;
   }
 
   LinkedCode addObject(const std::string &object, const std::string &entry) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!jit_)
-      throw Error(Error::Kind::Compile, "LLVM JIT unavailable: " + initError_);
-    auto &es = jit_->getExecutionSession();
-    auto dylib = jit_->createJITDylib("lanejit_object_" + std::to_string(objects_++));
-    if (!dylib)
-      fail("linking a cached kernel", dylib.takeError());
-    // The runtime symbols (memcpy, ...) live in the main JITDylib.
-    dylib->addToLinkOrder(jit_->getMainJITDylib());
-    auto drop = [&] { llvm::consumeError(es.removeJITDylib(*dylib)); };
-    if (llvm::Error e =
-            jit_->addObjectFile(*dylib, llvm::MemoryBuffer::getMemBufferCopy(object, entry))) {
-      drop();
-      fail("linking a cached kernel", std::move(e));
-    }
-    auto symbol = jit_->lookup(*dylib, entry);
-    if (!symbol) {
-      drop();
-      fail("linking cached kernel '" + entry + "'", symbol.takeError());
-    }
-    return {symbol->getValue(), std::make_shared<ReleaseDylib>(this, &*dylib)};
+    requireLinker();
+    return link(object, entry, "linking cached kernel '" + entry + "'");
   }
 
 private:
-  // Removes a cached object's JITDylib, and its code, with its last holder.
-  struct ReleaseDylib {
-    Jit *jit;
-    llvm::orc::JITDylib *dylib;
-    ReleaseDylib(Jit *j, llvm::orc::JITDylib *d) : jit(j), dylib(d) {}
-    ~ReleaseDylib() {
-      std::lock_guard<std::mutex> lock(jit->mutex_);
-      llvm::consumeError(jit->jit_->getExecutionSession().removeJITDylib(*dylib));
-    }
-  };
-
-  // Removes one kernel's code when the last holder lets go.
+  // Removes a kernel's JITDylib, and its code, with its last holder.
   struct Release {
     Jit *jit;
-    llvm::orc::ResourceTrackerSP tracker;
-    Release(Jit *j, llvm::orc::ResourceTrackerSP t) : jit(j), tracker(std::move(t)) {}
+    llvm::orc::JITDylib *dylib;
+    Release(Jit *j, llvm::orc::JITDylib *d) : jit(j), dylib(d) {}
     ~Release() {
       std::lock_guard<std::mutex> lock(jit->mutex_);
       // A failure here can only leak the code; a destructor cannot report it.
-      llvm::consumeError(tracker->remove());
+      llvm::consumeError(jit->session_->removeJITDylib(*dylib));
     }
   };
 
-  Jit() {
-    const HostTarget &host = hostTarget();
-    llvm::orc::JITTargetMachineBuilder machine = machineBuilder(host.cpu, host.features);
-    auto optimizerMachine = machine.createTargetMachine();
-    if (!optimizerMachine) {
-      initError_ = llvm::toString(optimizerMachine.takeError());
-      return;
+  // Every kernel is linked into a JITDylib of its own, so entry names
+  // chosen by another process (the persistent cache's objects) cannot
+  // clash, and removing the dylib frees exactly that kernel's code.
+  LinkedCode link(const std::string &object, const std::string &entry, const std::string &what) {
+    auto dylib = session_->createJITDylib("lanejit_kernel_" + std::to_string(kernels_++));
+    if (!dylib)
+      fail(what, dylib.takeError());
+    dylib->addToLinkOrder(*runtime_);
+    auto drop = [&] { llvm::consumeError(session_->removeJITDylib(*dylib)); };
+    if (llvm::Error e = linker_->add(*dylib, llvm::MemoryBuffer::getMemBufferCopy(object, entry))) {
+      drop();
+      fail(what, std::move(e));
     }
-    optimizerMachine_ = std::move(*optimizerMachine);
-    auto built = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(machine).create();
-    if (!built) {
-      initError_ = llvm::toString(built.takeError());
-      return;
+    auto symbol = session_->lookup({&*dylib}, entry);
+    if (!symbol) {
+      drop();
+      fail(what, symbol.takeError());
     }
-    jit_ = std::move(*built);
+    return {symbol->getAddress(), std::make_shared<Release>(this, &*dylib)};
+  }
+
+  // The execution session and RuntimeDyld linker (what LLJIT uses for
+  // x86-64 ELF), and the dylib that holds the runtime symbols.
+  void requireLinker() {
+    if (session_)
+      return;
+    auto control = llvm::orc::SelfExecutorProcessControl::Create();
+    if (!control)
+      fail("LLVM JIT unavailable", control.takeError());
+    auto session = std::make_unique<llvm::orc::ExecutionSession>(std::move(*control));
+    auto linker = std::make_unique<llvm::orc::RTDyldObjectLinkingLayer>(
+        *session, [] { return std::make_unique<llvm::SectionMemoryManager>(); });
+    auto giveUp = [&](llvm::Error e) {
+      llvm::consumeError(session->endSession());
+      fail("LLVM JIT unavailable", std::move(e));
+    };
+    auto runtime = session->createJITDylib("lanejit_runtime");
+    if (!runtime)
+      giveUp(runtime.takeError());
     // Nothing else in the process is visible to kernels.
-    llvm::orc::SymbolMap runtime;
-    auto &es = jit_->getExecutionSession();
+    llvm::orc::SymbolMap symbols;
     for (const RuntimeSymbol &s : runtimeSymbols())
-      runtime[es.intern(s.name)] = llvm::JITEvaluatedSymbol(
+      symbols[session->intern(s.name)] = llvm::JITEvaluatedSymbol(
           llvm::pointerToJITTargetAddress(s.address), llvm::JITSymbolFlags::Exported);
-    if (auto err = jit_->getMainJITDylib().define(llvm::orc::absoluteSymbols(runtime))) {
-      initError_ = llvm::toString(std::move(err));
-      return;
+    if (llvm::Error e = runtime->define(llvm::orc::absoluteSymbols(std::move(symbols))))
+      giveUp(std::move(e));
+    runtime_ = &*runtime;
+    linker_ = std::move(linker);
+    session_ = std::move(session);
+  }
+
+  llvm::TargetMachine &requireMachine() {
+    if (!machine_) {
+      const HostTarget &host = hostTarget();
+      auto machine = machineBuilder(host.cpu, host.features).createTargetMachine();
+      if (!machine)
+        fail("no LLVM target machine for " + host.cpu, machine.takeError());
+      machine_ = std::move(*machine);
     }
-    // Keep a copy of each kernel's object as linked (see add()).
-    jit_->getObjTransformLayer().setTransform(
-        [this](std::unique_ptr<llvm::MemoryBuffer> object)
-            -> llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> {
-          lastObject_ = object->getBuffer().str();
-          return object;
-        });
+    return *machine_;
   }
 
   std::mutex mutex_;
-  std::unique_ptr<llvm::TargetMachine> optimizerMachine_;
-  std::unique_ptr<llvm::orc::LLJIT> jit_;
-  std::string initError_;
-  std::string lastObject_; // the object of the module being added
-  uint64_t objects_ = 0;   // cached objects linked (names their JITDylibs)
+  // Declared before the linker, which refers to it (destruction order).
+  std::unique_ptr<llvm::orc::ExecutionSession> session_;
+  std::unique_ptr<llvm::orc::RTDyldObjectLinkingLayer> linker_;
+  llvm::orc::JITDylib *runtime_ = nullptr;
+  std::unique_ptr<llvm::TargetMachine> machine_;
+  uint64_t kernels_ = 0; // names the kernels' JITDylibs
 };
 
 } // namespace
@@ -200,7 +194,8 @@ LinkedCode addModuleAndLookup(std::unique_ptr<llvm::Module> module,
   llvm::raw_string_ostream out(problems);
   if (llvm::verifyModule(*module, &out))
     throw Error(Error::Kind::Compile, "internal: invalid LLVM IR for '" + entry + "': " + problems);
-  return Jit::instance().add(std::move(module), std::move(context), entry, settings, object);
+  // The module, then its context, go when this returns.
+  return Jit::instance().add(std::move(module), entry, settings, object);
 }
 
 LinkedCode addObjectAndLookup(const std::string &object, const std::string &entry) {

@@ -1,10 +1,13 @@
-// The process-wide ORC LLJIT that holds every compiled kernel.
+// The process-wide JIT that holds every compiled kernel: one ORC execution
+// session and RuntimeDyld linker, each kernel in a JITDylib of its own.
 //
-// One LLJIT serves all kernels: target CPU and features travel as function
-// attributes, so kernels for different feature sets share it. A module is
-// optimised (optimizer.h) with the settings it is added with, then emitted. Adding is serialised by a mutex, so
-// compile() may be called from any thread. LLVM errors come back as
-// lanejit::Error(Kind::Compile), never abort().
+// Target CPU and features travel as function attributes, so kernels for
+// different feature sets share one target machine. A module is optimised
+// (optimizer.h) with the settings it is added with, compiled to an object
+// and linked; an object from the persistent cache is only linked, and a
+// process that only links never builds a target machine. Adding is
+// serialised by a mutex, so compile() may be called from any thread. LLVM
+// errors come back as lanejit::Error(Kind::Compile), never abort().
 #pragma once
 
 #include "jit/optimizer.h"

@@ -191,6 +191,9 @@ std::vector<LanejitConfig> lanejitConfigs(const ProtocolSettings &protocol,
        "lanejit native entry, rows_across_lanes off: every C packet-local (one row over a "
        "packet's lanes)",
        {&CompileOptions::rows_across_lanes}},
+      {"lanejit-noprefetch",
+       "lanejit native entry, prefetch_next_row off (no prefetch of the next row in large calls)",
+       {&CompileOptions::prefetch_next_row}},
       {"lanejit-unfused",
        "lanejit native entry, pointwise, reduction and output fusion off (every elementwise "
        "result through the workspace)",

@@ -74,6 +74,14 @@ struct CompileOptions {
   // quiet machine for every case (docs/switches.md says what is known).
   bool stream_stores = false;
   int stream_min_kib = 4096;
+  // Prefetch of the next row: in a row of two or more traversals, the one
+  // before the last prefetches the next row's row-tensor inputs, so they
+  // arrive while the last traversal runs. Only in calls whose row data (rows
+  // x C x 4 bytes for each row-tensor input and output) reach
+  // prefetch_min_kib KiB: on data the caches hold, the prefetches only take
+  // load slots (docs/switches.md has the measurements). No effect on values.
+  bool prefetch_next_row = true;
+  int prefetch_min_kib = 16384;
   // Packet bodies: emitted as helper functions and inlined or called by a
   // cost rule (docs/architecture.md), or forced either way.
   enum class Inline { CostRule, Always, Never };

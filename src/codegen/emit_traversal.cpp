@@ -201,7 +201,15 @@ void KernelEmitter::emitChunkedPackets(TraversalState &s, Value *live, Value *gr
   int K = static_cast<int>(s.accumulators.empty() ? 1 : s.accumulators[0].size());
   llvm::IRBuilder<> &counts = t.bound ? b_ : launch_;
   auto columnOf = [&](Value *packet) { return b_.CreateMul(packet, b_.getInt64(lanes_)); };
+  // Rows too short to gain: none (an entry compiled for its C knows; the
+  // generic entry's gate checks C at run time).
+  bool prefetch =
+      t.prefetch_next_row && !part_ && (!fixedCols_ || *fixedCols_ * 4 >= t.prefetch_min_row_bytes);
+  std::vector<Value *> nextRows = prefetch ? nextRowBases() : std::vector<Value *>{};
+  Value *gate = prefetch ? prefetchGate(t.prefetch_min_row_bytes) : nullptr;
   auto groupOfPackets = [&](Value *g) {
+    if (!nextRows.empty())
+      emitPrefetches(gate, nextRows, b_.CreateMul(g, b_.getInt64(int64_t(K) * lanes_)), K);
     for (int k = 0; k < K; ++k) {
       Value *packet = b_.CreateAdd(b_.CreateMul(g, b_.getInt64(K)), b_.getInt64(k));
       emitPacket(s, t.full, columnOf(packet), live, b_.getInt64(k));
@@ -426,6 +434,48 @@ void KernelEmitter::emitFills(const lower::Traversal &t, Value *live, Value *len
     Value *mask = b_.CreateICmpSLT(
         laneIds(ctx_, lanes_), b_.CreateVectorSplat(lanes_, b_.CreateTrunc(left, b_.getInt32Ty())));
     store(column, mask);
+  });
+}
+
+std::vector<Value *> KernelEmitter::nextRowBases() {
+  // The next row's start of every row-tensor input; past the last row it
+  // points outside the buffer, which a prefetch may (it never faults).
+  std::vector<Value *> next;
+  for (size_t i = 0; i < program_.inputs.size(); ++i)
+    if (program_.inputs[i].kind == ParamKind::RowTensor)
+      next.push_back(b_.CreateGEP(b_.getFloatTy(), bases_[i],
+                                  b_.CreateMul(b_.CreateAdd(row_, b_.getInt64(1)), strides_[i]),
+                                  bufferName(i) + ".next_row"));
+  return next;
+}
+
+Value *KernelEmitter::prefetchGate(int64_t minRowBytes) {
+  // Row data of the whole call (every thread's rows), so all threads
+  // decide alike: rows x C x 4 bytes per row-tensor input and output; and
+  // rows of at least minRowBytes.
+  int64_t tensors = int64_t(program_.outputs.size());
+  for (const Param &p : program_.inputs)
+    tensors += p.kind == ParamKind::RowTensor;
+  Value *bytes = launch_.CreateMul(launch_.CreateMul(rows_, cols_), launch_.getInt64(4 * tensors));
+  Value *longRows = launch_.CreateICmpSGE(launch_.CreateMul(cols_, launch_.getInt64(4)),
+                                          launch_.getInt64(minRowBytes), "prefetch.long_rows");
+  return launch_.CreateAnd(launch_.CreateICmpSGE(bytes, launch_.getInt64(plan_.prefetch_min_bytes)),
+                           longRows, "prefetch.call");
+}
+
+void KernelEmitter::emitPrefetches(Value *gate, const std::vector<Value *> &nextRows, Value *column,
+                                   int K) {
+  // One prefetch per 64-byte line the group's K packets cover (at least
+  // one per group), into all cache levels.
+  int64_t floats = int64_t(K) * lanes_;
+  emitIf(gate, "prefetch", [&] {
+    for (int64_t line = 0; line < std::max<int64_t>(floats / 16, 1); ++line)
+      for (Value *base : nextRows) {
+        Value *at =
+            b_.CreateGEP(b_.getFloatTy(), base, b_.CreateAdd(column, b_.getInt64(line * 16)));
+        b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {at->getType()},
+                           {at, b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
+      }
   });
 }
 

@@ -156,6 +156,16 @@ private:
   // returns makes them visible to whoever reads the output next.
   bool streams() const;
 
+  // prefetch-next-row: the next row's start of each row-tensor input; the
+  // launch-uniform gate (the call's row data reach
+  // KernelPlan::prefetch_min_bytes, its rows minRowBytes); and, behind it,
+  // the prefetches of the lines a group of K packets at `column` covers in
+  // those rows.
+  std::vector<llvm::Value *> nextRowBases();
+  llvm::Value *prefetchGate(int64_t minRowBytes);
+  void emitPrefetches(llvm::Value *gate, const std::vector<llvm::Value *> &nextRows,
+                      llvm::Value *column, int K);
+
   // The masks of TraversalState::tailMasks: lanes below `tail` in
   // accumulator `rest`, computed where the packet counts are.
   std::vector<llvm::Value *> tailMasks(llvm::IRBuilder<> &b, llvm::Value *tail, llvm::Value *rest,

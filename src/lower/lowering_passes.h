@@ -95,4 +95,9 @@ LoweringResult fillStores(KernelPlan &plan);
 // row's stores with a shortened first packet. Needs the final traversals.
 LoweringResult streamStores(KernelPlan &plan, int64_t min_bytes);
 
+// In a row of two or more traversals, the one before the last prefetches
+// the next row's row-tensor inputs, in calls whose row data reach
+// `min_bytes`. Needs the final traversals.
+LoweringResult prefetchNextRow(KernelPlan &plan, int64_t min_bytes);
+
 } // namespace lanejit::lower

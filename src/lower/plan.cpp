@@ -179,6 +179,9 @@ std::string describePlan(const KernelPlan &plan) {
       out << " sum tail by lane masks;";
     if (t.stream_stores)
       out << " non-temporal stores from " << plan.stream_min_bytes << " bytes per output;";
+    if (t.prefetch_next_row)
+      out << " prefetch next row from " << plan.prefetch_min_bytes << " bytes of row data, "
+          << t.prefetch_min_row_bytes << " per row;";
     if (t.bound)
       out << " live columns to %" << number.at(t.bound->limit.get())
           << (t.bound->inclusive ? " inclusive" : "") << ";";

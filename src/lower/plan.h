@@ -55,6 +55,11 @@ struct Traversal {
   // Full packets store with non-temporal stores in calls that write at
   // least KernelPlan::stream_min_bytes per output (stream-stores).
   bool stream_stores = false;
+  // Its packets prefetch the next row's row-tensor inputs in calls whose
+  // row data reach KernelPlan::prefetch_min_bytes and whose rows (C x 4
+  // bytes) reach prefetch_min_row_bytes (prefetch-next-row).
+  bool prefetch_next_row = false;
+  int64_t prefetch_min_row_bytes = 0;
 };
 
 // How one (input, output) pair is protected when the buffers overlap.
@@ -100,6 +105,9 @@ struct KernelPlan {
   // Output bytes per call (rows x C x 4) from which stream_stores
   // traversals use non-temporal stores.
   int64_t stream_min_bytes = 0;
+  // Row data per call (rows x C x 4 bytes per row-tensor input and output)
+  // from which a prefetch_next_row traversal prefetches.
+  int64_t prefetch_min_bytes = 0;
   // LLVM's unroller may unroll the entry's loops further (codegen marks
   // them llvm.loop.unroll.disable otherwise: the plan's K packets per
   // group are the unrolling that pays).

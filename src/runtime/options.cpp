@@ -90,6 +90,7 @@ CompileOptions CompileOptions::fromEnvironment(CompileOptions o) {
   o.block_rows = integer("LANEJIT_BLOCK_ROWS", 1, 1 << 20, o.block_rows);
   o.opt_level = integer("LANEJIT_OPT_LEVEL", 0, 3, o.opt_level);
   o.stream_min_kib = integer("LANEJIT_STREAM_MIN_KIB", 0, 1 << 30, o.stream_min_kib);
+  o.prefetch_min_kib = integer("LANEJIT_PREFETCH_MIN_KIB", 0, 1 << 30, o.prefetch_min_kib);
   if (env("LANEJIT_NUM_THREADS"))
     o.threads = integer("LANEJIT_NUM_THREADS", 1, 256, 1);
   if (const char *v = env("LANEJIT_TARGET_CPU"))
@@ -151,6 +152,8 @@ std::string CompileOptions::key() const {
   k << "opt=" << opt_level << ";";
   if (stream_stores) // the threshold only matters with the switch on
     k << "stream_kib=" << stream_min_kib << ";";
+  if (prefetch_next_row)
+    k << "prefetch_kib=" << prefetch_min_kib << ";";
   if (!target_cpu.empty())
     k << "cpu=" << target_cpu << ";";
   k << "features=" << target_features << ";off=";
@@ -221,6 +224,8 @@ CompileOptions CompileOptions::fromKey(const std::string &key) {
   o.opt_level = number("opt");
   if (fields.count("stream_kib"))
     o.stream_min_kib = number("stream_kib");
+  if (fields.count("prefetch_kib"))
+    o.prefetch_min_kib = number("prefetch_kib");
   if (fields.count("cpu"))
     o.target_cpu = take("cpu");
   o.target_features = take("features");

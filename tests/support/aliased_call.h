@@ -117,6 +117,7 @@ template <class Fn> void forEachAliasKernel(const Program &program, Fn fn) {
          o.stream_stores = true;
          o.stream_min_kib = 0;
        }},
+      {"prefetch_next_row at every call size", [](CompileOptions &o) { o.prefetch_min_kib = 0; }},
       {"inline=never",
        [](CompileOptions &o) { o.inline_packet_bodies = CompileOptions::Inline::Never; }},
   };

@@ -35,11 +35,10 @@ void cacheCommand(bool clear) {
                 "the persistent cache has no folder: neither XDG_CACHE_HOME nor HOME is set");
   if (clear) {
     persistent::Usage removed = persistent::clear(dir);
-    fmt::print("removed {} files ({}) from {}: {} objects, {} tune records, {} temporaries\n",
-               removed.objects + removed.tune_records + removed.temporaries, sized(removed.bytes),
-               dir, removed.objects, removed.tune_records, removed.temporaries);
+    fmt::print("cleared {}: removed {} objects, {} tune records, {} temporaries ({})\n", dir,
+               removed.objects, removed.tune_records, removed.temporaries, sized(removed.bytes));
     if (removed.foreign)
-      fmt::print("left {} other files (not lanejit's)\n", removed.foreign);
+      fmt::print("other files: {} (not lanejit's: left)\n", removed.foreign);
     return;
   }
   bool on = !persistent::directory().empty();

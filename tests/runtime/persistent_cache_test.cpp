@@ -236,6 +236,31 @@ TEST_F(PersistentCache, SecondProcessCompilesNothing) {
   EXPECT_EQ(files().size(), library::all().size()) << "no temporary file left behind";
 }
 
+TEST_F(PersistentCache, ProcessesPruningAtOnceOnlyMissMore) {
+  // Before: a cap of about three kernels, so most stores prune.
+  std::string self = fs::read_symlink("/proc/self/exe").string();
+  std::string command = "LANEJIT_PERSISTENT_CHILD=1 LANEJIT_CACHE_MAX_MB=0.03 XDG_CACHE_HOME='" +
+                        scratch_.path().string() + "' '" + self +
+                        "' --gtest_filter=PersistentCacheChild.CompileTheLibrary";
+  test::ScratchDir out("persistent_prune_child");
+  // Action: three processes compile the library at once, twice over.
+  std::string all = "(";
+  for (const char *name : {"a", "b", "c"})
+    all +=
+        command + " > '" + out.file(name) + "' && " + command + " >> '" + out.file(name) + "' & ";
+  all += "wait)";
+  ASSERT_EQ(test::shell(all), 0);
+  // Expected: every compile succeeded (a file removed under a reader is a
+  // miss) and no temporary is left. (The total may lag behind the folder
+  // here: a store that finds another process scanning skips its scan.)
+  for (const char *name : {"a", "b", "c"}) {
+    std::string printed = test::slurp(out.file(name));
+    for (const library::Entry &e : library::all())
+      EXPECT_NE(printed.find(e.name + " disk="), printed.rfind(e.name + " disk=")) << printed;
+  }
+  EXPECT_EQ(persistent::usage(folder().string()).temporaries, 0u);
+}
+
 TEST_F(PersistentCache, PastTheCapTheLeastRecentlyUsedEntriesGo) {
   // Before: every library kernel stored, a minute apart from the oldest,
   // the first; the first then loaded again (a hit makes it the newest).

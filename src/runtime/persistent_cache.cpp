@@ -2,6 +2,7 @@
 
 #include "backend/backend.h"
 #include "io/sha256.h"
+#include "runtime/cache_bound.h"
 
 #include <atomic>
 #include <cstdlib>
@@ -65,8 +66,10 @@ fs::path fileFor(const std::string &dir, const std::string &key) {
 } // namespace
 
 std::string directory() {
-  if (disabled())
-    return {};
+  return disabled() ? std::string() : folder();
+}
+
+std::string folder() {
   if (const char *xdg = env("XDG_CACHE_HOME"))
     return (fs::path(xdg) / "lanejit").string();
   if (const char *home = env("HOME"))
@@ -96,7 +99,8 @@ std::optional<Entry> load(const std::string &key) {
   std::string dir = directory();
   if (dir.empty())
     return std::nullopt;
-  std::ifstream in(fileFor(dir, key), std::ios::binary);
+  fs::path path = fileFor(dir, key);
+  std::ifstream in(path, std::ios::binary);
   if (!in)
     return std::nullopt;
   std::stringstream buffer;
@@ -118,6 +122,7 @@ std::optional<Entry> load(const std::string &key) {
       !takeField(payload, at, e.object) || at != payload.size() || e.entry_symbol.empty() ||
       e.object.empty())
     return std::nullopt;
+  markUsed(path.string());
   return e;
 }
 
@@ -151,6 +156,8 @@ void store(const std::string &key, const Entry &entry) {
   fs::rename(temporary, target, ec);
   if (ec)
     fs::remove(temporary, ec);
+  else
+    noteStored(dir, target.string());
 }
 
 } // namespace lanejit::persistent

@@ -10,8 +10,10 @@
 // (compared on load, so a hash collision cannot return another kernel) and a
 // SHA-256 of its contents: a damaged or truncated file is ignored and
 // rewritten. Files are written to a temporary name and renamed into place,
-// so concurrent processes only ever see whole files. No error here reaches
-// the caller: the cache is an optimisation, the compile goes on without it.
+// so concurrent processes only ever see whole files. The folder's size is
+// bounded, least recently used files first (cache_bound.h). No error here
+// reaches the caller: the cache is an optimisation, the compile goes on
+// without it.
 #pragma once
 
 #include <optional>
@@ -27,6 +29,10 @@ struct Entry {
 
 // The cache folder, or "" when the cache is off or has no home.
 std::string directory();
+
+// The cache folder whether the cache is on or off ("" with no home), for
+// `lanejit cache`.
+std::string folder();
 
 // lanejit's build identity, part of every key (see above).
 const std::string &buildIdentity();

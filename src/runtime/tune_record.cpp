@@ -2,6 +2,7 @@
 
 #include "backend/backend.h"
 #include "io/sha256.h"
+#include "runtime/cache_bound.h"
 #include "runtime/persistent_cache.h"
 
 #include <lanejit/error.h>
@@ -126,6 +127,7 @@ bool writeTuneRecord(const std::string &path, const TuneRecordFile &record) {
     fs::remove(temporary, ec);
     return false;
   }
+  persistent::noteStored(fs::path(path).parent_path().string(), path);
   return true;
 }
 

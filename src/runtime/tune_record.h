@@ -5,7 +5,9 @@
 // target and lanejit build measured it, and a record from another one is
 // ignored with a reason. A wrong or stale record can only cost speed,
 // never a bit: every configuration computes the same outputs. Written to a
-// temporary name and renamed into place, as the object cache is.
+// temporary name and renamed into place, as the object cache is, and
+// counted in the folder's size bound like an object (cache_bound.h): an
+// evicted record means tuning again.
 #pragma once
 
 #include <lanejit/tune.h>

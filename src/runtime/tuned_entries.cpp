@@ -4,6 +4,7 @@
 // called with the same argument block; only the workspace size could
 // differ, which is checked). Also the public look-up of a record.
 #include "backend/backend.h"
+#include "runtime/cache_bound.h"
 #include "runtime/kernel_impl.h"
 #include "runtime/persistent_cache.h"
 #include "runtime/tune_record.h"
@@ -123,6 +124,7 @@ TunedRecord findTuned(const Program &program, TuneShape shape, const CompileOpti
     return result;
   }
   result.applies = true;
+  persistent::markUsed(result.path); // recently used: the folder's bound keeps it longer
   result.message = "tune record " + result.path + " (measured at " + record->shape.str() +
                    "): " + record->choice.name();
   return result;

@@ -66,5 +66,7 @@ std::function<int()> addBenchCommand(CLI::App &app);
 std::function<int()> addTuneCommand(CLI::App &app);
 // Adds `lanejit audit BUNDLE` the same way (audit.cpp).
 std::function<int()> addAuditCommand(CLI::App &app);
+// Adds `lanejit cache [--clear]` the same way (cache.cpp).
+std::function<int()> addCacheCommand(CLI::App &app);
 
 } // namespace lanejit::cli

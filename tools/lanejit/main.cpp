@@ -1,7 +1,8 @@
 // lanejit — command-line front end: run a program on .npy files, dump its
 // compiled stages, explain what the compiler realized, inspect or AOT-export
-// its object, tune it for a shape, or run the benchmark and its audit. Every failure is one line on
-// stderr, "lanejit: error: ...", and exit code 1.
+// its object, tune it for a shape, run the benchmark and its audit, or show
+// and clear the persistent cache. Every failure is one line on stderr,
+// "lanejit: error: ...", and exit code 1.
 #include "commands.h"
 #include "compile_flags.h"
 
@@ -106,6 +107,7 @@ int runMain(int argc, char **argv) {
   std::function<int()> bench = lanejit::cli::addBenchCommand(app);
   std::function<int()> audit = lanejit::cli::addAuditCommand(app);
   std::function<int()> tune = lanejit::cli::addTuneCommand(app);
+  std::function<int()> cache = lanejit::cli::addCacheCommand(app);
 
   try {
     app.parse(argc, argv);
@@ -149,6 +151,8 @@ int runMain(int argc, char **argv) {
     return audit();
   if (app.got_subcommand("tune"))
     return tune();
+  if (app.got_subcommand("cache"))
+    return cache();
   return fail("no subcommand ran");
 }
 

@@ -189,30 +189,30 @@ Value *emitTanh(llvm::IRBuilder<> &b, Value *x, const MathTarget &t) {
   const float shifter = 0x1.8p23f + 126.0f;
   Value *t2 = o.mulAdd(a, o.c(0x1.715476p+1f), o.c(shifter));
   Value *n = o.sub(t2, o.c(shifter));
-  // With FMA one step is enough: the error of the rounded ln2 / 2 (n times
-  // 1e-9) stays far below what each n tolerates. Without it, Cody-Waite.
+  // With FMA one step is enough: the rounded ln2 / 2 is off by 1e-9 per
+  // n, while the tolerance grows with e^2a. Without FMA, Cody-Waite.
   Value *r = o.fused() ? o.mulAdd(n, o.c(-0x1.62e43p-2f), a)
                        : o.mulAdd(n, o.c(-kLn2Lo / 2), o.mulAdd(n, o.c(-kLn2Hi / 2), a));
 
   // h = (e^2a - 1) / 2 = s * (e^2r - 1) + (s - 1/2), s = 2^(n-1), with
   // e^2r - 1 = 2r + r^2 * K(r), K of degree 4 (rel. error 2^-26.1). The
-  // exact terms 2s * r + (s - 1/2) go first, so h rounds twice at most and
-  // does not cancel for n = 1 (h = 1/2 + e^2r - 1 with e^2r - 1 near -0.3).
-  Value *k =
-      o.horner(r, {0x1.6bebaep-4f, 0x1.1229b4p-2f, 0x1.555678p-1f, 0x1.5554aep+0f, 0x1.fffffep+0f});
+  // exact 2s * r + (s - 1/2) is added first and r^2 * s * K last, so for
+  // n = 1 (h = 1/2 + (e^2r - 1), e^2r - 1 down to -0.29) no rounding of
+  // e^2r - 1 is magnified by the cancellation.
+  Value *k = o.horner(r, {0x1.6bebaep-4f, 0x1.1229b4p-2f, 0x1.555678p-1f, 0x1.5554b0p+0f, 2.0f});
   Value *s = o.real(b.CreateShl(o.bits(t2), o.ci(23)));
   Value *inner = o.mulAdd(o.add(s, s), r, o.sub(s, o.c(0.5f)));
   Value *h = o.mulAdd(o.mul(o.mul(r, r), s), k, inner);
 
-  // tanh(a) = h / (1 + h) = 1 - q with q = 1 / (1 + h). For a >= 0.625
-  // 1 - q is within 1.4 ULP: q < 0.47 and its errors shrink in the
-  // subtraction, and q < 2^-25 from 9.0109138 on gives exactly 1.
+  // tanh(a) = h / (1 + h) = 1 - q, q = 1 / (1 + h). From a = 0.625 on,
+  // q < 0.47 and its errors shrink in the subtraction; q < 2^-25 from
+  // 9.0109138 on gives exactly 1, as correctly rounded tanhf does.
   Value *q = o.div(o.c(1.0f), o.add(o.c(1.0f), h));
   Value *large = o.sub(o.c(1.0f), q);
-  // Below, 1 - q cancels; correct it with the residual of y(1 + h) = h,
-  // computed exactly from h: rho = (h - y) - y * h (h - y exact by
-  // Sterbenz) and y + q * rho. What is left is h's own error, divided by
-  // 1 + h, and one rounding.
+  // Below, 1 - q cancels: correct it by the residual of y * (1 + h) = h,
+  // rho = (h - y) - y * h (h - y exact by Sterbenz while h <= 1), as
+  // y + q * rho. The errors of q drop out to first order; h's own error
+  // (divided by 1 + h) and the last rounding remain.
   Value *rho = o.mulAdd(b.CreateFNeg(large), h, o.sub(h, large));
   Value *small = o.mulAdd(q, rho, large);
   Value *y = o.pick(b.CreateFCmpOLT(a, o.c(0.625f)), small, large);

@@ -179,18 +179,43 @@ Value *emitLog(llvm::IRBuilder<> &b, Value *x, const MathTarget &t) {
 
 Value *emitTanh(llvm::IRBuilder<> &b, Value *x, const MathTarget &t) {
   Ops o(b, x, t);
+  // a = min(|x|, 10): tanh rounds to 1 from 9.0109138 on, and the clamp
+  // keeps 2^n below in range. NaN fails the compare and passes through.
   Value *a = o.fabs(x);
-  // |x| < 0.6: a + a^3 * P(a^2), P of degree 4 (rel. error 2^-28.4); no
-  // cancellation near 0.
-  Value *a2 = o.mul(a, a);
-  Value *pa = o.horner(
-      a2, {-0x1.825858p-8f, 0x1.54b8ap-6f, -0x1.b898dep-5f, 0x1.1109aep-3f, -0x1.55553ep-2f});
-  Value *small = o.mulAdd(o.mul(a2, a), pa, a);
-  // Otherwise 1 - 2 / (1 + e^2a): the subtracted term is below 0.47, and
-  // e^2a = inf saturates to exactly 1.
-  Value *e = exp(o, o.add(a, a));
-  Value *large = o.sub(o.c(1.0f), o.div(o.c(2.0f), o.add(e, o.c(1.0f))));
-  Value *y = o.pick(b.CreateFCmpOLT(a, o.c(0.6f)), small, large);
+  a = o.pick(b.CreateFCmpOGT(a, o.c(10.0f)), o.c(10.0f), a);
+
+  // 2a = n * ln2 + 2r, n = rint(2a / ln2) in [0, 29], |r| <= ln2 / 4, by
+  // the shifter trick; bias 126 leaves n - 1 + 127 in t's low bits.
+  const float shifter = 0x1.8p23f + 126.0f;
+  Value *t2 = o.mulAdd(a, o.c(0x1.715476p+1f), o.c(shifter));
+  Value *n = o.sub(t2, o.c(shifter));
+  // With FMA one step is enough: the rounded ln2 / 2 is off by 1e-9 per
+  // n, while the tolerance grows with e^2a. Without FMA, Cody-Waite.
+  Value *r = o.fused() ? o.mulAdd(n, o.c(-0x1.62e43p-2f), a)
+                       : o.mulAdd(n, o.c(-kLn2Lo / 2), o.mulAdd(n, o.c(-kLn2Hi / 2), a));
+
+  // h = (e^2a - 1) / 2 = s * (e^2r - 1) + (s - 1/2), s = 2^(n-1), with
+  // e^2r - 1 = 2r + r^2 * K(r), K of degree 4 (rel. error 2^-26.1). The
+  // exact 2s * r + (s - 1/2) is added first and r^2 * s * K last, so for
+  // n = 1 (h = 1/2 + (e^2r - 1), e^2r - 1 down to -0.29) no rounding of
+  // e^2r - 1 is magnified by the cancellation.
+  Value *k = o.horner(r, {0x1.6bebaep-4f, 0x1.1229b4p-2f, 0x1.555678p-1f, 0x1.5554b0p+0f, 2.0f});
+  Value *s = o.real(b.CreateShl(o.bits(t2), o.ci(23)));
+  Value *inner = o.mulAdd(o.add(s, s), r, o.sub(s, o.c(0.5f)));
+  Value *h = o.mulAdd(o.mul(o.mul(r, r), s), k, inner);
+
+  // tanh(a) = h / (1 + h) = 1 - q, q = 1 / (1 + h). From a = 0.625 on,
+  // q < 0.47 and its errors shrink in the subtraction; q < 2^-25 from
+  // 9.0109138 on gives exactly 1, as correctly rounded tanhf does.
+  Value *q = o.div(o.c(1.0f), o.add(o.c(1.0f), h));
+  Value *large = o.sub(o.c(1.0f), q);
+  // Below, 1 - q cancels: correct it by the residual of y * (1 + h) = h,
+  // rho = (h - y) - y * h (h - y exact by Sterbenz while h <= 1), as
+  // y + q * rho. The errors of q drop out to first order; h's own error
+  // (divided by 1 + h) and the last rounding remain.
+  Value *rho = o.mulAdd(b.CreateFNeg(large), h, o.sub(h, large));
+  Value *small = o.mulAdd(q, rho, large);
+  Value *y = o.pick(b.CreateFCmpOLT(a, o.c(0.625f)), small, large);
   return o.copysign(y, x);
 }
 

@@ -175,8 +175,8 @@ std::vector<float> specialValues() {
                           // exp: overflow threshold, denormal range, underflow to 0.
                           88.72283172607421875f, 88.72283935546875f, 88.0f, 89.0f, -87.33654f,
                           -88.0f, -100.0f, -103.27893f, -103.972084f, -104.0f, -150.0f,
-                          // tanh/sigmoid: polynomial boundary and saturation.
-                          0.6f, 9.0f, 9.0109138f, 20.0f, 1e-3f, 1e-20f};
+                          // tanh/sigmoid: branch boundaries and saturation.
+                          0.6f, 0.625f, 9.0f, 9.0109138f, 20.0f, 1e-3f, 1e-20f};
   const size_t base = v.size();
   for (size_t i = 0; i < base; ++i)
     if (std::isfinite(v[i]))

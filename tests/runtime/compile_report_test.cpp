@@ -166,12 +166,12 @@ TEST(CompileReport, ListsEveryPassAndWhatItDid) {
   std::vector<std::string> names;
   for (const CompileReport::Pass &p : r.passes)
     names.push_back(p.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"eliminate-slices", "cse", "fuse-pointwise",
-                                             "fuse-reductions", "fuse-outputs",
-                                             "bound-masked-columns", "materialize-or-recompute",
-                                             "specialize-full-packets", "prove-in-place",
-                                             "hoist-guards", "choose-inlining", "branchless-tail",
-                                             "flatten-rows", "fill-stores", "stream-stores"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{
+                "eliminate-slices", "cse", "fuse-pointwise", "fuse-reductions", "fuse-outputs",
+                "bound-masked-columns", "materialize-or-recompute", "specialize-full-packets",
+                "prove-in-place", "hoist-guards", "choose-inlining", "branchless-tail",
+                "flatten-rows", "fill-stores", "stream-stores", "prefetch-next-row"}));
   for (const CompileReport::Pass &p : r.passes)
     if (p.stage == "lower" && p.ran) {
       EXPECT_FALSE(p.what.empty()) << p.name;

@@ -168,8 +168,36 @@ Value *emitBinary(llvm::IRBuilder<> &b, BinaryOp op, DType t, Value *x, Value *y
   return nullptr;
 }
 
-Value *emitFma(llvm::IRBuilder<> &b, Value *x, Value *y, Value *z) {
-  return b.CreateIntrinsic(llvm::Intrinsic::fma, {x->getType()}, {x, y, z});
+Value *emitFma(llvm::IRBuilder<> &b, Value *x, Value *y, Value *z, const MathTarget &math) {
+  llvm::Type *t = x->getType();
+  if (math.has_fma || !t->getScalarType()->isFloatTy())
+    return b.CreateIntrinsic(llvm::Intrinsic::fma, {t}, {x, y, z});
+  // Without FMA hardware LLVM would call fmaf once per lane, which kernels
+  // may not import. The same correctly rounded result in double: x*y is
+  // exact there (48 significant bits), the sum s is rounded to odd (an
+  // inexact s gets its last bit set, moving it one ulp toward the exact
+  // sum), and rounding that to float is then correctly rounded (Boldo and
+  // Melquiond: rounding to odd with at least two extra bits, 53 >= 24 + 2).
+  llvm::Type *d = t->getWithNewType(b.getDoubleTy());
+  llvm::Type *i64 = t->getWithNewType(b.getInt64Ty());
+  Value *p = b.CreateFMul(b.CreateFPExt(x, d), b.CreateFPExt(y, d));
+  Value *c = b.CreateFPExt(z, d);
+  Value *s = b.CreateFAdd(p, c);
+  // TwoSum: s + err == p + c exactly (err is NaN when s is inf or NaN,
+  // which fails the ordered compare below and leaves s alone).
+  Value *v = b.CreateFSub(s, p);
+  Value *err = b.CreateFAdd(b.CreateFSub(p, b.CreateFSub(s, v)), b.CreateFSub(c, v));
+  Value *bits = b.CreateBitCast(s, i64);
+  Value *inexactEven = b.CreateAnd(b.CreateFCmpONE(err, llvm::ConstantFP::get(d, 0.0)),
+                                   b.CreateICmpEQ(b.CreateAnd(bits, llvm::ConstantInt::get(i64, 1)),
+                                                  llvm::ConstantInt::get(i64, 0)));
+  // Toward the exact sum: up in magnitude when err has s's sign.
+  Value *sameSign =
+      b.CreateICmpSGE(b.CreateXor(bits, b.CreateBitCast(err, i64)), llvm::ConstantInt::get(i64, 0));
+  Value *step = b.CreateSelect(sameSign, llvm::ConstantInt::get(i64, 1),
+                               llvm::ConstantInt::getSigned(i64, -1));
+  Value *odd = b.CreateSelect(inexactEven, b.CreateAdd(bits, step), bits);
+  return b.CreateFPTrunc(b.CreateBitCast(odd, d), t, "fma");
 }
 
 Value *emitCanonicalNaN(llvm::IRBuilder<> &b, Value *x, const MathTarget *math) {
@@ -228,7 +256,7 @@ llvm::Value *emitElementwise(llvm::IRBuilder<> &b, const Node &n,
   case NodeKind::Binary:
     return emitBinary(b, n.binaryOp(), n.args[0]->type, x.at(0), x.at(1), &math);
   case NodeKind::Select: return b.CreateSelect(x.at(0), x.at(1), x.at(2));
-  case NodeKind::Fma: return emitFma(b, x.at(0), x.at(1), x.at(2));
+  case NodeKind::Fma: return emitFma(b, x.at(0), x.at(1), x.at(2), math);
   default:
     throw Error(Error::Kind::Compile,
                 "internal: no elementwise form for node kind " + std::string(name(n.kind)));

@@ -25,7 +25,10 @@ llvm::Value *emitUnary(llvm::IRBuilder<> &b, UnaryOp op, DType operandType, llvm
 // `math` may be null (no target-specific instructions; the same bits).
 llvm::Value *emitBinary(llvm::IRBuilder<> &b, BinaryOp op, DType operandType, llvm::Value *x,
                         llvm::Value *y, const MathTarget *math = nullptr);
-llvm::Value *emitFma(llvm::IRBuilder<> &b, llvm::Value *x, llvm::Value *y, llvm::Value *z);
+// x * y + z rounded once: llvm.fma with FMA hardware, else exact in double
+// with a sum rounded to odd (no fmaf call per lane).
+llvm::Value *emitFma(llvm::IRBuilder<> &b, llvm::Value *x, llvm::Value *y, llvm::Value *z,
+                     const MathTarget &math);
 
 // An elementwise node (Unary, Binary, Select, Fma) on operands already
 // emitted; throws Error(Compile) for any other kind.

@@ -1,6 +1,8 @@
 // GoogleTest helpers: running a kernel on a checked case and sweeping shapes.
 #include "support/testing.h"
 
+#include "support/output_bits.h"
+
 #include <lanejit/dsl.h>
 #include <lanejit/error.h>
 
@@ -42,6 +44,35 @@ namespace lanejit::test {
                                            uint64_t seed, int64_t row_stride_pad) {
   check::Case c = check::makeCase(program, shape, fill, seed, row_stride_pad);
   return runMatchesReference(compile(program, options), c);
+}
+
+::testing::AssertionResult sameBitsOnCase(const Kernel &a, const Kernel &b, const Program &program,
+                                          Shape shape, int64_t row_stride_pad, uint64_t seed) {
+  Outputs results[2];
+  for (int k = 0; k < 2; ++k) {
+    check::Case c = check::makeCase(program, shape, check::Fill::Random, seed, row_stride_pad);
+    if (::testing::AssertionResult checked = runMatchesReference(k ? b : a, c); !checked)
+      return checked << (k ? " (second kernel)" : " (first kernel)");
+    results[k] = outputsOf(c);
+  }
+  return sameBits(results[0], results[1]);
+}
+
+::testing::AssertionResult sameBitsOverTails(const Kernel &a, const Kernel &b,
+                                             const Program &program, int lanes, int64_t multiple,
+                                             std::initializer_list<int64_t> pads, Shape longRows) {
+  for (int64_t cols = 1; cols <= 2 * lanes + 1; ++cols)
+    for (int64_t pad : pads)
+      for (int64_t rows : {1, 3}) {
+        Shape shape{rows, cols * multiple};
+        uint64_t seed = static_cast<uint64_t>(cols * 7 + pad);
+        if (::testing::AssertionResult same = sameBitsOnCase(a, b, program, shape, pad, seed);
+            !same)
+          return same << " at W=" << lanes << " " << rows << "x" << shape.cols << " pad " << pad;
+      }
+  if (::testing::AssertionResult same = sameBitsOnCase(a, b, program, longRows, 5, 9); !same)
+    return same << " at " << longRows.rows << "x" << longRows.cols << " pad 5";
+  return ::testing::AssertionSuccess();
 }
 
 Program writeAheadProgram() {

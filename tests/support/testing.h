@@ -16,6 +16,7 @@
 #include <bit>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,19 @@ compileAndCheck(const Program &program, Shape shape,
                 const CompileOptions &options = CompileOptions::fromEnvironment(),
                 check::Fill fill = check::Fill::Random, uint64_t seed = 1,
                 int64_t row_stride_pad = 0);
+
+// `a` and `b`, kernels of one program compiled two ways (a switch on and
+// off), each run on a fresh random case of `shape` (rows padded by
+// `row_stride_pad`, inputs from `seed`): both match the oracle (as
+// runMatchesReference) and their outputs are bitwise equal.
+::testing::AssertionResult sameBitsOnCase(const Kernel &a, const Kernel &b, const Program &program,
+                                          Shape shape, int64_t row_stride_pad, uint64_t seed);
+// sameBitsOnCase over every tail: 1 .. 2 * lanes + 1 columns (times
+// `multiple`: 2 for RoPE), 1 and 3 rows, each row padding in `pads`; then
+// `longRows` (padding 5). The sweep of a switch that may not change a bit.
+::testing::AssertionResult sameBitsOverTails(const Kernel &a, const Kernel &b,
+                                             const Program &program, int lanes, int64_t multiple,
+                                             std::initializer_list<int64_t> pads, Shape longRows);
 
 // Column counts whose tails cover 0 .. 2W+1 lanes for every W <= max_lanes,
 // plus a few multi-packet sizes. Every count is a multiple of `multiple`

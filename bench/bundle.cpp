@@ -3,8 +3,8 @@
 
 #include "report.h"
 
-#include "sha256.h"
 #include "io/staged_files.h"
+#include "sha256.h"
 
 #include <lanejit/check.h>
 

@@ -1,11 +1,11 @@
 // Running one case (bench/case_runner.h).
 #include "case_runner.h"
 
-#include "sha256.h"
 #include "io/staged_files.h"
 #include "npy.h"
 #include "oracle.h"
 #include "orders.h"
+#include "sha256.h"
 
 #include <lanejit/error.h>
 #include <lanejit/text.h>

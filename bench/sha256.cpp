@@ -1,6 +1,8 @@
 // SHA-256 through OpenSSL's EVP interface (sha256.h).
 #include "sha256.h"
 
+#include "io/sha256.h"
+
 #include <lanejit/error.h>
 
 #include <openssl/evp.h>
@@ -29,13 +31,7 @@ std::string finish(EVP_MD_CTX *context) {
   unsigned int length = 0;
   if (EVP_DigestFinal_ex(context, digest, &length) != 1)
     throw Error(Error::Kind::Io, "SHA-256: OpenSSL could not finish a digest");
-  static const char kHex[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned int i = 0; i < length; ++i) {
-    hex += kHex[digest[i] >> 4];
-    hex += kHex[digest[i] & 15];
-  }
-  return hex;
+  return io::lowerHex(digest, length);
 }
 
 } // namespace

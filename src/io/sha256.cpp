@@ -5,28 +5,21 @@
 #include "io/sha256.h"
 
 #include <llvm/ADT/ArrayRef.h>
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/SHA256.h>
 
 #include <array>
 
 namespace lanejit::io {
-namespace {
 
-std::string hex(const std::array<uint8_t, 32> &digest) {
-  static const char kHex[] = "0123456789abcdef";
-  std::string text;
-  for (uint8_t byte : digest) {
-    text += kHex[byte >> 4];
-    text += kHex[byte & 15];
-  }
-  return text;
+std::string lowerHex(const unsigned char *bytes, size_t count) {
+  return llvm::toHex(llvm::ArrayRef<uint8_t>(bytes, count), /*LowerCase=*/true);
 }
 
-} // namespace
-
 std::string sha256Hex(const void *data, size_t bytes) {
-  return hex(
-      llvm::SHA256::hash(llvm::ArrayRef<uint8_t>(static_cast<const uint8_t *>(data), bytes)));
+  std::array<uint8_t, 32> digest =
+      llvm::SHA256::hash(llvm::ArrayRef<uint8_t>(static_cast<const uint8_t *>(data), bytes));
+  return lowerHex(digest.data(), digest.size());
 }
 
 } // namespace lanejit::io

@@ -10,5 +10,7 @@
 namespace lanejit::io {
 
 std::string sha256Hex(const void *data, size_t bytes);
+// `bytes` as lowercase hex: how every digest here is written.
+std::string lowerHex(const unsigned char *bytes, size_t count);
 
 } // namespace lanejit::io

@@ -22,10 +22,6 @@ namespace {
 constexpr int64_t kStaleTemporarySeconds = 60 * 60; // a store renames within milliseconds
 constexpr int64_t kRescanSeconds = 24 * 60 * 60;    // files of builds that keep no total
 
-uint64_t lowWater(uint64_t cap) {
-  return cap - cap / 5;
-}
-
 bool digits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
@@ -159,6 +155,10 @@ private:
 };
 
 } // namespace
+
+uint64_t lowWater(uint64_t cap) {
+  return cap - cap / 5;
+}
 
 FileKind kindOf(const std::string &fileName) {
   std::string_view name = fileName;

@@ -59,6 +59,10 @@ struct Usage {
 };
 Usage usage(const std::string &dir);
 
+// What a scan prunes down to: 80% of `cap`, so the next scan is a fifth
+// of the cap of stores away.
+uint64_t lowWater(uint64_t cap);
+
 struct Pruned {
   uint64_t removed_files = 0, removed_bytes = 0;
   uint64_t bytes_after = 0; // lanejit's files left

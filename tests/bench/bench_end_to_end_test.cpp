@@ -4,6 +4,7 @@
 // averaged away.
 #include "io/sha256.h"
 #include "runner.h"
+#include "support/command_line.h"
 
 #include <lanejit/error.h>
 
@@ -43,8 +44,7 @@ nlohmann::json readJson(const fs::path &path) {
 
 // The runtime's SHA-256 (LLVM's), independent of the bench's (OpenSSL's).
 std::string fileSha256(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string bytes = test::slurp(path);
   return io::sha256Hex(bytes.data(), bytes.size());
 }
 

@@ -6,6 +6,8 @@
 #include <lanejit/error.h>
 #include <lanejit/options.h>
 
+#include "support/testing.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -36,9 +38,7 @@ std::string kebab(std::string s) {
   return s;
 }
 
-bool has(const std::string &text, const std::string &what) {
-  return text.find(what) != std::string::npos;
-}
+using test::has;
 
 TEST(SwitchTable, EveryLoweringSwitchIsNamedAfterItsPass) {
   std::vector<std::string> names = CompileOptions::switchNames();

@@ -7,6 +7,8 @@
 #include <lanejit/kernel.h>
 #include <lanejit/reference.h>
 
+#include "support/testing.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -36,9 +38,7 @@ template <class Call> std::string bindError(Call call) {
   return "no error";
 }
 
-bool has(const std::string &text, const std::string &part) {
-  return text.find(part) != std::string::npos;
-}
+using test::has;
 
 TEST(ByteSpan, AStrideWhoseSpanWrapsIsRejectedByRun) {
   // The example: 2^62 floats of stride are 2^64 bytes, so row 1

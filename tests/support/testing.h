@@ -82,5 +82,9 @@ inline float floatBits(uint32_t u) {
 
 // How many times `needle` occurs in `text`.
 size_t countOccurrences(const std::string &text, const std::string &needle);
+// Whether `part` occurs in `text`.
+inline bool has(const std::string &text, const std::string &part) {
+  return text.find(part) != std::string::npos;
+}
 
 } // namespace lanejit::test

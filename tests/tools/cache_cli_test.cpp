@@ -3,6 +3,7 @@
 // removes lanejit's files and nothing else.
 #include "support/cache_home.h"
 #include "support/command_line.h"
+#include "support/testing.h"
 
 #include <gtest/gtest.h>
 
@@ -33,9 +34,7 @@ protected:
   test::ScratchDir scratch_{"lanejit_cache_cli_test"};
 };
 
-bool has(const std::string &text, const std::string &what) {
-  return text.find(what) != std::string::npos;
-}
+using test::has;
 
 TEST_F(CacheCli, ShowsTheFolderAndClearsOnlyLanejitsFiles) {
   // Before: an empty cache.

@@ -3,6 +3,7 @@
 // record of another lanejit build or target is ignored with the reason.
 #include "support/cache_home.h"
 #include "support/command_line.h"
+#include "support/testing.h"
 
 #include <gtest/gtest.h>
 
@@ -39,9 +40,7 @@ protected:
   test::ScratchDir scratch_{"lanejit_tune_cli_test"};
 };
 
-bool has(const std::string &text, const std::string &what) {
-  return text.find(what) != std::string::npos;
-}
+using test::has;
 
 TEST_F(TuneCli, ASecondProcessUsesTheRecordAndIgnoresAStaleOne) {
   test::CommandResult tuned = run("tune lib:rmsnorm --shape 64x8 --budget-ms 50");

@@ -53,7 +53,7 @@ void cacheCommand(bool clear) {
   else
     fmt::print("cap: {} ({}); when passed, least recently used files go until {} is left\n",
                sized(cap.bytes), cap.from_environment ? "LANEJIT_CACHE_MAX_MB" : "the default",
-               sized(cap.bytes - cap.bytes / 5));
+               sized(persistent::lowWater(cap.bytes)));
   if (!cap.ignored.empty())
     fmt::print("LANEJIT_CACHE_MAX_MB='{}' ignored: not a number of MiB (0 means no cap)\n",
                cap.ignored);

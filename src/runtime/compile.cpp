@@ -4,6 +4,7 @@
 
 #include "runtime/kernel_cache.h"
 #include "runtime/lowered.h"
+#include "runtime/parallel_launch.h"
 #include "runtime/persistent_cache.h"
 #include "runtime/report_builder.h"
 
@@ -286,6 +287,7 @@ NativeEntry rowsAcrossLanesEntry(const Kernel::Impl &k, int64_t rows, int64_t co
 
 void forceRowsAcrossLanes(bool on) {
   g_forceRowsAcrossLanes.store(on, std::memory_order_relaxed);
+  runtime::g_launchSettingsEpoch.fetch_add(1, std::memory_order_relaxed);
 }
 bool rowsAcrossLanesForced() {
   return g_forceRowsAcrossLanes.load(std::memory_order_relaxed);

@@ -62,14 +62,13 @@ struct RowJob {
 // then pays one look-up and a few compares, not the thread check, entry
 // look-up and cost model (which put RoPE 17x66 on two threads 7% behind
 // the bare entry). Keyed by everything those read: the kernel (by serial,
-// never reused), the shape, the thread count, the cost model's threshold
-// and the tests' rows-across-lanes hook.
+// never reused), the shape, the thread count, and the epoch of the cost
+// model's threshold and the tests' rows-across-lanes hook.
 struct LastRunEntry {
   uint64_t kernel = 0; // 0: nothing kept
   int64_t rows = 0, cols = 0;
   int threads = 0;
-  double min_work_ns = 0;
-  bool forced = false;
+  uint64_t epoch = 0;
   NativeEntry entry = nullptr;
 };
 thread_local LastRunEntry t_lastRunEntry;
@@ -137,6 +136,7 @@ double minWorkNs() {
 }
 void setMinWorkNs(double ns) {
   g_minWorkNs.store(ns, std::memory_order_relaxed);
+  g_launchSettingsEpoch.fetch_add(1, std::memory_order_relaxed);
 }
 
 void checkThreadCount(int threads, const char *where, Error::Kind kind) {
@@ -188,32 +188,39 @@ void launchRows(NativeEntry entry, PartSource part, const LaunchArgs &args,
 
 namespace lanejit {
 
-void Kernel::runEntry(const LaunchArgs &args, int threads) const {
-  runtime::LastRunEntry &last = runtime::t_lastRunEntry;
-  double minWork = runtime::minWorkNs();
-  bool forced = rowsAcrossLanesForced();
-  if (last.kernel == impl_->serial && last.rows == args.rows && last.cols == args.cols &&
-      last.threads == threads && last.min_work_ns == minWork && last.forced == forced)
-    return last.entry(&args, 0, args.rows);
-
-  runtime::checkThreadCount(threads, "Kernel::runEntry");
-  const CompiledCode &code = *impl_->code;
-  nativeEntry(); // throws when the code cannot run here
+// The first call of a shape (or after a settings change), and every call
+// that splits across threads or runs several blocks.
+void runtime::runEntryUncached(const Kernel::Impl &impl, const LaunchArgs &args, int threads) {
+  checkThreadCount(threads, "Kernel::runEntry");
+  const CompiledCode &code = *impl.code;
+  if (!code.cannot_run_here.empty())
+    throw Error(Error::Kind::Compile, code.cannot_run_here);
+  uint64_t epoch = g_launchSettingsEpoch.load(std::memory_order_relaxed);
   bool settled = false;
-  NativeEntry entry = entryFor(*impl_, args.rows, args.cols, /*now=*/true, &settled);
-  int64_t block = impl_->options.block_rows;
+  NativeEntry entry = entryFor(impl, args.rows, args.cols, /*now=*/true, &settled);
+  int64_t block = impl.options.block_rows;
   // The serial call's whole overhead: the cost model's multiply-add and
   // compare; the workers' workspace size only when there are workers.
-  if (runtime::threadsWorthUsing(code.row_cost, args.rows, args.cols, threads) <= 1) {
+  if (threadsWorthUsing(code.row_cost, args.rows, args.cols, threads) <= 1) {
     for (int64_t r = 0; r < args.rows; r += block)
       entry(&args, r, std::min(args.rows, r + block));
     if (settled && args.rows <= block)
-      last = {impl_->serial, args.rows, args.cols, threads, minWork, forced, entry};
+      t_lastRunEntry = {impl.serial, args.rows, args.cols, threads, epoch, entry};
     return;
   }
-  runtime::launchRows(entry, {partEntryOf, impl_.get()}, args,
-                      lower::workspaceFloats(code.workspace, args.cols), block, threads,
-                      code.row_cost);
+  launchRows(entry, {partEntryOf, &impl}, args, lower::workspaceFloats(code.workspace, args.cols),
+             block, threads, code.row_cost);
+}
+
+// Kept small, with the rest out of line, so a repeated call is a thread-local
+// look-up, five compares and a tail call to the entry.
+void Kernel::runEntry(const LaunchArgs &args, int threads) const {
+  const runtime::LastRunEntry &last = runtime::t_lastRunEntry;
+  if (last.kernel == impl_->serial && last.rows == args.rows && last.cols == args.cols &&
+      last.threads == threads &&
+      last.epoch == runtime::g_launchSettingsEpoch.load(std::memory_order_relaxed)) [[likely]]
+    return last.entry(&args, 0, args.rows);
+  runtime::runEntryUncached(*impl_, args, threads);
 }
 
 } // namespace lanejit

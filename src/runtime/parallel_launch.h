@@ -9,6 +9,7 @@
 #include <lanejit/error.h>
 #include <lanejit/kernel.h>
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -50,6 +51,11 @@ int threadsWorthUsing(const RowCost &cost, int64_t rows, int64_t cols, int threa
 double minWorkNs();
 void setMinWorkNs(double ns);
 
+// Changes whenever a setting that a call's launch decision reads changes
+// (setMinWorkNs, the tests' rows-across-lanes hook): a remembered decision
+// (Kernel::runEntry's last call) is then checked with one load.
+inline std::atomic<uint64_t> g_launchSettingsEpoch{1};
+
 // The thread count a call asks for: a per-call override (Kernel::run with
 // threads), else options.threads, else affinityThreads().
 int requestedThreads(const CompileOptions &options);
@@ -84,5 +90,9 @@ struct PartSource {
 
 void launchRows(NativeEntry entry, PartSource part, const LaunchArgs &args,
                 int64_t workspace_floats, int64_t block_rows, int threads, const RowCost &cost);
+
+// Kernel::runEntry past its remembered last call: checks, picks the entry
+// for the shape, and runs it serially (remembering it) or on the pool.
+void runEntryUncached(const Kernel::Impl &impl, const LaunchArgs &args, int threads);
 
 } // namespace lanejit::runtime

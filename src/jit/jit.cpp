@@ -2,15 +2,12 @@
 
 #include "jit/host_target.h"
 #include "jit/machine.h"
+#include "jit/object_loader.h"
 #include "jit/optimizer.h"
 
 #include <lanejit/error.h>
 
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
-#include <llvm/ExecutionEngine/Orc/Core.h>
-#include <llvm/ExecutionEngine/Orc/ExecutorProcessControl.h>
-#include <llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h>
-#include <llvm/ExecutionEngine/SectionMemoryManager.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
@@ -40,28 +37,29 @@ public:
     return *jit;
   }
 
-  // Optimises, compiles and links `module`. The target machine is made on
-  // the first call, so a process that only links cached objects never
+  // Optimises, compiles and loads `module`. The target machine is made on
+  // the first call, so a process that only loads cached objects never
   // registers LLVM's target or builds one.
   LinkedCode add(std::unique_ptr<llvm::Module> module, const std::string &entry,
                  const OptimizerSettings &settings, std::string *object) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    requireLinker();
     auto start = std::chrono::steady_clock::now();
-    llvm::TargetMachine &machine = requireMachine();
-    module->setDataLayout(machine.createDataLayout());
-    module->setTargetTriple(hostTarget().triple);
-    // Under the lock: the machine's per-function subtargets are not
-    // thread-safe.
-    optimizeModule(*module, machine, settings);
-    auto compiled = llvm::orc::SimpleCompiler(machine)(*module);
-    if (!compiled)
-      fail("compiling kernel '" + entry + "'", compiled.takeError());
-    std::string bytes = (*compiled)->getBuffer().str();
-    LinkedCode code = link(bytes, entry, "compiling kernel '" + entry + "'");
+    std::string bytes;
+    {
+      // The machine's per-function subtargets are not thread-safe.
+      std::lock_guard<std::mutex> lock(mutex_);
+      llvm::TargetMachine &machine = requireMachine();
+      module->setDataLayout(machine.createDataLayout());
+      module->setTargetTriple(hostTarget().triple);
+      optimizeModule(*module, machine, settings);
+      auto compiled = llvm::orc::SimpleCompiler(machine)(*module);
+      if (!compiled)
+        fail("compiling kernel '" + entry + "'", compiled.takeError());
+      bytes = (*compiled)->getBuffer().str();
+    }
+    LinkedCode code = loadObject(bytes, entry);
     if (settings.time_passes)
       std::fprintf(
-          stderr, "; LLVM optimisation + code generation + linking of %s: %.3f ms\n", entry.c_str(),
+          stderr, "; LLVM optimisation + code generation + loading of %s: %.3f ms\n", entry.c_str(),
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
               .count());
     if (object)
@@ -69,76 +67,7 @@ public:
     return code;
   }
 
-  LinkedCode addObject(const std::string &object, const std::string &entry) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    requireLinker();
-    return link(object, entry, "linking cached kernel '" + entry + "'");
-  }
-
 private:
-  // Removes a kernel's JITDylib, and its code, with its last holder.
-  struct Release {
-    Jit *jit;
-    llvm::orc::JITDylib *dylib;
-    Release(Jit *j, llvm::orc::JITDylib *d) : jit(j), dylib(d) {}
-    ~Release() {
-      std::lock_guard<std::mutex> lock(jit->mutex_);
-      // A failure here can only leak the code; a destructor cannot report it.
-      llvm::consumeError(jit->session_->removeJITDylib(*dylib));
-    }
-  };
-
-  // Every kernel is linked into a JITDylib of its own, so entry names
-  // chosen by another process (the persistent cache's objects) cannot
-  // clash, and removing the dylib frees exactly that kernel's code.
-  LinkedCode link(const std::string &object, const std::string &entry, const std::string &what) {
-    auto dylib = session_->createJITDylib("lanejit_kernel_" + std::to_string(kernels_++));
-    if (!dylib)
-      fail(what, dylib.takeError());
-    dylib->addToLinkOrder(*runtime_);
-    auto drop = [&] { llvm::consumeError(session_->removeJITDylib(*dylib)); };
-    if (llvm::Error e = linker_->add(*dylib, llvm::MemoryBuffer::getMemBufferCopy(object, entry))) {
-      drop();
-      fail(what, std::move(e));
-    }
-    auto symbol = session_->lookup({&*dylib}, entry);
-    if (!symbol) {
-      drop();
-      fail(what, symbol.takeError());
-    }
-    return {symbol->getAddress(), std::make_shared<Release>(this, &*dylib)};
-  }
-
-  // The execution session and RuntimeDyld linker (what LLJIT uses for
-  // x86-64 ELF), and the dylib that holds the runtime symbols.
-  void requireLinker() {
-    if (session_)
-      return;
-    auto control = llvm::orc::SelfExecutorProcessControl::Create();
-    if (!control)
-      fail("LLVM JIT unavailable", control.takeError());
-    auto session = std::make_unique<llvm::orc::ExecutionSession>(std::move(*control));
-    auto linker = std::make_unique<llvm::orc::RTDyldObjectLinkingLayer>(
-        *session, [] { return std::make_unique<llvm::SectionMemoryManager>(); });
-    auto giveUp = [&](llvm::Error e) {
-      llvm::consumeError(session->endSession());
-      fail("LLVM JIT unavailable", std::move(e));
-    };
-    auto runtime = session->createJITDylib("lanejit_runtime");
-    if (!runtime)
-      giveUp(runtime.takeError());
-    // Nothing else in the process is visible to kernels.
-    llvm::orc::SymbolMap symbols;
-    for (const RuntimeSymbol &s : runtimeSymbols())
-      symbols[session->intern(s.name)] = llvm::JITEvaluatedSymbol(
-          llvm::pointerToJITTargetAddress(s.address), llvm::JITSymbolFlags::Exported);
-    if (llvm::Error e = runtime->define(llvm::orc::absoluteSymbols(std::move(symbols))))
-      giveUp(std::move(e));
-    runtime_ = &*runtime;
-    linker_ = std::move(linker);
-    session_ = std::move(session);
-  }
-
   llvm::TargetMachine &requireMachine() {
     if (!machine_) {
       const HostTarget &host = hostTarget();
@@ -151,12 +80,7 @@ private:
   }
 
   std::mutex mutex_;
-  // Declared before the linker, which refers to it (destruction order).
-  std::unique_ptr<llvm::orc::ExecutionSession> session_;
-  std::unique_ptr<llvm::orc::RTDyldObjectLinkingLayer> linker_;
-  llvm::orc::JITDylib *runtime_ = nullptr;
   std::unique_ptr<llvm::TargetMachine> machine_;
-  uint64_t kernels_ = 0; // names the kernels' JITDylibs
 };
 
 } // namespace
@@ -199,7 +123,7 @@ LinkedCode addModuleAndLookup(std::unique_ptr<llvm::Module> module,
 }
 
 LinkedCode addObjectAndLookup(const std::string &object, const std::string &entry) {
-  return Jit::instance().addObject(object, entry);
+  return loadObject(object, entry);
 }
 
 namespace {

@@ -1,11 +1,12 @@
-// The process-wide JIT that holds every compiled kernel: one ORC execution
-// session and RuntimeDyld linker, each kernel in a JITDylib of its own.
+// The process-wide JIT: compiles a module to a relocatable object with one
+// LLVM target machine and loads it with lanejit's own object loader
+// (object_loader.h), each kernel in memory of its own.
 //
 // Target CPU and features travel as function attributes, so kernels for
 // different feature sets share one target machine. A module is optimised
 // (optimizer.h) with the settings it is added with, compiled to an object
-// and linked; an object from the persistent cache is only linked, and a
-// process that only links never builds a target machine. Adding is
+// and loaded; an object from the persistent cache is only loaded, and a
+// process that only loads never builds a target machine. Compiling is
 // serialised by a mutex, so compile() may be called from any thread. LLVM
 // errors come back as lanejit::Error(Kind::Compile), never abort().
 #pragma once
@@ -34,25 +35,26 @@ struct RuntimeSymbol {
 };
 const std::vector<RuntimeSymbol> &runtimeSymbols();
 
-// A kernel's code in the JIT. The code stays mapped while any copy of
-// `lifetime` lives; the last copy's destruction removes it from the JIT and
-// frees its memory, so a kernel cache can evict.
+// A kernel's code. The code stays mapped while any copy of `lifetime`
+// lives; the last copy's destruction unmaps it, so a kernel cache can
+// evict.
 struct LinkedCode {
   uint64_t entry = 0;
   std::shared_ptr<void> lifetime;
 };
 
-// Optimises and compiles `module` (which must define `entry`) and returns
-// its address. With `object`, also returns a copy of the relocatable object the JIT
-// linked (what `lanejit inspect` reads and `lanejit aot` writes).
+// Optimises and compiles `module` (which must define `entry`), loads it and
+// returns its address. With `object`, also returns a copy of the
+// relocatable object loaded (what `lanejit inspect` reads and `lanejit aot`
+// writes).
 LinkedCode addModuleAndLookup(std::unique_ptr<llvm::Module> module,
                               std::unique_ptr<llvm::LLVMContext> context, const std::string &entry,
                               const OptimizerSettings &settings, std::string *object = nullptr);
 
-// Links a relocatable object this JIT produced earlier (the persistent
-// cache's) and returns the address of `entry` in it. Each such object gets a
-// JITDylib of its own, so its symbol names cannot clash with any other
-// kernel's. Throws Error(Kind::Compile) when the object cannot be linked.
+// Loads a relocatable object this JIT produced earlier (the persistent
+// cache's) and returns the address of `entry` in it. Each object is loaded
+// on its own, so its symbol names cannot clash with any other kernel's.
+// Throws Error(Kind::Compile) when the object cannot be loaded.
 LinkedCode addObjectAndLookup(const std::string &object, const std::string &entry);
 
 // For dumps: the same optimisation the JIT applies, and

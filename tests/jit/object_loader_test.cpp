@@ -1,0 +1,154 @@
+// jit::loadObject, lanejit's loader for its own kernel objects: the code it
+// maps computes what the system linker's copy of the same object computes,
+// it resolves the runtime's imports (an object from the system compiler
+// stands in for a kernel that calls them: lanejit's kernels fill and copy
+// with vector stores), and it refuses what it cannot load.
+#include "jit/object_loader.h"
+
+#include "support/command_line.h"
+#include "support/testing.h"
+
+#include <lanejit/aot.h>
+#include <lanejit/check.h>
+#include <lanejit/error.h>
+#include <lanejit/library.h>
+
+#include <gtest/gtest.h>
+
+#include <elf.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace lanejit::jit {
+namespace {
+
+// The case's buffers as an entry's argument block.
+struct Args {
+  std::vector<void *> buffers;
+  std::vector<int64_t> strides;
+  std::vector<float> workspace;
+  LaunchArgs launch{};
+
+  Args(check::Case &c, const Kernel &k) : workspace(k.workspaceFloats(c.shape.cols)) {
+    for (auto *list : {&c.inputs, &c.outputs})
+      for (check::GuardedBuffer &b : *list) {
+        buffers.push_back(b.data());
+        strides.push_back(b.rowStride());
+      }
+    launch = {buffers.data(), strides.data(), c.shape.rows, c.shape.cols,
+              workspace.empty() ? nullptr : workspace.data()};
+  }
+};
+
+void runEntry(uint64_t entry, check::Case &c, const Kernel &k) {
+  Args args(c, k);
+  reinterpret_cast<NativeEntry>(entry)(&args.launch, 0, c.shape.rows);
+}
+
+std::string loadError(const std::string &object, const std::string &entry) {
+  try {
+    loadObject(object, entry);
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ObjectLoader, LoadedCodeMatchesTheSystemLinkersCopy) {
+  // Before: each library kernel's object, linked by `cc -shared` and
+  // dlopen (an independent linker) and by the loader.
+  std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                              ("lanejit-object-loader-" + std::to_string(::getpid()));
+  for (const library::Entry &e : library::all()) {
+    SCOPED_TRACE(e.name);
+    Kernel k = compile(e.make(), test::targetOptions());
+    LinkedCode loaded = loadObject(k.object(), k.entrySymbol());
+    NativeEntry linked = aot::linkShared(aot::build(k), (dir / e.name).string());
+    Shape shape{5, e.name == std::string("rope") ? 98 : 97};
+    check::Case viaLoader = check::makeCase(k.program(), shape, check::Fill::Random);
+    check::Case viaLinker = viaLoader;
+    runEntry(loaded.entry, viaLoader, k);
+    Args args(viaLinker, k);
+    linked(&args.launch, 0, shape.rows);
+    // Expected: the same bits, and the oracle's values.
+    for (size_t i = 0; i < viaLoader.outputs.size(); ++i)
+      EXPECT_EQ(viaLoader.outputs[i].hash(), viaLinker.outputs[i].hash());
+    EXPECT_TRUE(test::matchesReference(viaLoader));
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// An object from the system compiler that calls the runtime's memset and
+// memcpy (through the loader's stubs) and keeps a counter in writable
+// data, and one that imports a symbol kernels may not use.
+std::string cObject(const std::string &name, const std::string &source) {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                              ("lanejit-object-loader-c-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / (name + ".c")) << source;
+  std::string cmd = "cc -O2 -fPIC -c '" + (dir / (name + ".c")).string() + "' -o '" +
+                    (dir / (name + ".o")).string() + "'";
+  EXPECT_EQ(test::shell(cmd), 0) << cmd;
+  std::string object = test::slurp(dir / (name + ".o"));
+  std::filesystem::remove_all(dir);
+  return object;
+}
+
+TEST(ObjectLoader, ResolvesTheRuntimesMemoryRoutines) {
+  std::string object = cObject("fill", R"(
+#include <string.h>
+static long calls;
+long fill_then_copy(char *a, char *b, long n) {
+  memset(a, 7, n);
+  memcpy(b, a, n);
+  return ++calls;
+}
+)");
+  LinkedCode loaded = loadObject(object, "fill_then_copy");
+  auto fillThenCopy = reinterpret_cast<long (*)(char *, char *, long)>(loaded.entry);
+  std::vector<char> a(1000, 0), b(1000, 0);
+  EXPECT_EQ(fillThenCopy(a.data(), b.data(), 999), 1);
+  EXPECT_EQ(fillThenCopy(a.data(), b.data(), 999), 2); // its data is writable
+  EXPECT_EQ(std::count(a.begin(), a.end(), 7), 999);
+  EXPECT_EQ(b, a);
+}
+
+TEST(ObjectLoader, RefusesAnImportKernelsMayNotUse) {
+  std::string object = cObject("sink", R"(
+void external_sink(float *);
+void entry(float *p) { external_sink(p); }
+)");
+  std::string error = loadError(object, "entry");
+  EXPECT_TRUE(test::has(error, "imports 'external_sink'")) << error;
+}
+
+TEST(ObjectLoader, RefusesWhatIsNotItsObjectFormat) {
+  Kernel k = compile(library::rmsNorm(), test::targetOptions());
+  const std::string &object = k.object();
+  // Truncated anywhere past the header: the section table or a section
+  // lies outside the bytes.
+  for (size_t size :
+       {size_t{0}, size_t{10}, sizeof(Elf64_Ehdr), object.size() / 2, object.size() - 1}) {
+    SCOPED_TRACE(size);
+    EXPECT_FALSE(loadError(object.substr(0, size), k.entrySymbol()).empty());
+  }
+  std::string otherMachine = object;
+  uint16_t aarch64 = EM_AARCH64;
+  std::memcpy(otherMachine.data() + offsetof(Elf64_Ehdr, e_machine), &aarch64, 2);
+  EXPECT_TRUE(test::has(loadError(otherMachine, k.entrySymbol()), "not a relocatable x86-64"));
+  std::string shared = object;
+  uint16_t dyn = ET_DYN;
+  std::memcpy(shared.data() + offsetof(Elf64_Ehdr, e_type), &dyn, 2);
+  EXPECT_TRUE(test::has(loadError(shared, k.entrySymbol()), "not a relocatable x86-64"));
+  EXPECT_TRUE(test::has(loadError(std::string(sizeof(Elf64_Ehdr), 'x'), k.entrySymbol()),
+                        "not a 64-bit little-endian ELF"));
+  EXPECT_TRUE(test::has(loadError(object, "no_such_entry"), "defines no function 'no_such_entry'"));
+}
+
+} // namespace
+} // namespace lanejit::jit

@@ -3,6 +3,7 @@
 #include "lower/lowering_passes.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <vector>
 
@@ -84,7 +85,11 @@ int rowLayoutLanes(int64_t cols, int lanes) {
 
 MappingCosts estimateMappingCosts(const KernelPlan &plan, int64_t cols) {
   MappingCosts costs;
-  double lanes = plan.lanes, logLanes = std::log2(lanes);
+  // Integer log2 (lanes and accumulators are powers of two): libm's log2
+  // was the first libm call of a process that links a cached kernel, and
+  // binding it cost that load more than this whole estimate.
+  auto log2 = [](int n) { return double(std::bit_width(static_cast<unsigned>(n)) - 1); };
+  double lanes = plan.lanes, logLanes = log2(plan.lanes);
   // Packet-local: each traversal's body per packet (its tail packet costs
   // a full one, plus building its mask), a row set-up per traversal, and
   // per reduction the combine of K accumulators and the W-lane tree.
@@ -95,8 +100,7 @@ MappingCosts estimateMappingCosts(const KernelPlan &plan, int64_t cols) {
     int64_t len = evaluated(t.len, cols);
     double packets = std::ceil(double(len) / lanes) + (len % plan.lanes ? 1 : 0) * 0.5;
     costs.packet_local += packets * body + 4;
-    costs.packet_local +=
-        double(t.reductions.size()) * (std::log2(double(plan.accumulators)) + 2 * logLanes);
+    costs.packet_local += double(t.reductions.size()) * (log2(plan.accumulators) + 2 * logLanes);
   }
   if (rowLayoutApplies(plan.program, cols)) {
     // Row layout: a row takes P lanes (C <= W) or Q packets, so the code

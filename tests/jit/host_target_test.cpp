@@ -5,6 +5,7 @@
 #include <lanejit/error.h>
 
 #include <gtest/gtest.h>
+#include <llvm/TargetParser/Host.h>
 
 #include <string>
 
@@ -13,6 +14,11 @@ namespace {
 
 bool lists(const std::string &features, const std::string &feature) {
   return ("," + features + ",").find("," + feature + ",") != std::string::npos;
+}
+
+TEST(HostTarget, TripleIsTheProcesssOwn) {
+  EXPECT_EQ(hostTarget().triple, llvm::sys::getProcessTriple());
+  EXPECT_EQ(targetFor("x86-64-v3", "").triple, llvm::sys::getProcessTriple());
 }
 
 TEST(HostTarget, ANamedCpuHasItsOwnFeaturesAndName) {

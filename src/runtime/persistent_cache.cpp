@@ -1,6 +1,7 @@
 #include "runtime/persistent_cache.h"
 
 #include "backend/backend.h"
+#include "io/read_file.h"
 #include "io/sha256.h"
 #include "runtime/cache_bound.h"
 
@@ -8,7 +9,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <dlfcn.h>
 #include <sys/stat.h>
@@ -100,12 +100,10 @@ std::optional<Entry> load(const std::string &key) {
   if (dir.empty())
     return std::nullopt;
   fs::path path = fileFor(dir, key);
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+  std::optional<std::string> read = io::readFile(path.string());
+  if (!read)
     return std::nullopt;
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  std::string file = buffer.str();
+  const std::string &file = *read;
   std::string magic = kMagic;
   size_t digestEnd = magic.size() + 64;
   if (file.size() < digestEnd + 1 || file.compare(0, magic.size(), magic) != 0 ||

@@ -4,6 +4,7 @@
 // called with the same argument block; only the workspace size could
 // differ, which is checked). Also the public look-up of a record.
 #include "backend/backend.h"
+#include "io/read_file.h"
 #include "runtime/cache_bound.h"
 #include "runtime/kernel_impl.h"
 #include "runtime/persistent_cache.h"
@@ -12,8 +13,6 @@
 
 #include <lanejit/error.h>
 
-#include <fstream>
-#include <sstream>
 
 namespace lanejit {
 
@@ -90,14 +89,12 @@ TunedRecord findTuned(const Program &program, TuneShape shape, const CompileOpti
     result.message = "no tune record: the persistent cache is off (LANEJIT_CACHE) or has no home";
     return result;
   }
-  std::ifstream in(result.path, std::ios::binary);
-  if (!in) {
+  std::optional<std::string> text = io::readFile(result.path);
+  if (!text) {
     result.message = "no tune record for " + shape.str() + " (run `lanejit tune`)";
     return result;
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  std::optional<runtime::TuneRecordFile> record = runtime::parseTuneRecord(text.str());
+  std::optional<runtime::TuneRecordFile> record = runtime::parseTuneRecord(*text);
   result.found = true;
   if (!record) {
     result.message = "tune record " + result.path + " is damaged: ignored";

@@ -10,16 +10,16 @@
 #include <lanejit/text.h>
 #include <lanejit/verify.h>
 
+#include "io/read_file.h"
 #include "text/dim_reader.h"
 #include "text/lexer.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
-#include <filesystem>
-#include <fstream>
+#include <cstring>
 #include <limits>
 #include <optional>
-#include <sstream>
 #include <unordered_map>
 
 namespace lanejit {
@@ -482,17 +482,12 @@ Program parse(std::string_view text, std::string_view source_name) {
 }
 
 Program parseFile(const std::string &path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
+  std::optional<std::string> content = io::readFile(path);
+  if (!content && errno == EISDIR)
     throw Error(Error::Kind::Io, "cannot read '" + path + "': it is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw Error(Error::Kind::Io, "cannot open '" + path + "'");
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad())
-    throw Error(Error::Kind::Io, "cannot read '" + path + "'");
-  return parse(content.str(), path);
+  if (!content)
+    throw Error(Error::Kind::Io, "cannot open '" + path + "': " + std::strerror(errno));
+  return parse(*content, path);
 }
 
 } // namespace lanejit

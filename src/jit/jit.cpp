@@ -7,7 +7,6 @@
 
 #include <lanejit/error.h>
 
-#include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
@@ -26,6 +25,18 @@ namespace {
 
 [[noreturn]] void fail(const std::string &what, llvm::Error error) {
   throw Error(Error::Kind::Compile, what + ": " + llvm::toString(std::move(error)));
+}
+
+// `machine`'s code for `module`: a relocatable object, or assembly text.
+std::string emitCode(llvm::TargetMachine &machine, llvm::Module &module,
+                     llvm::CodeGenFileType type) {
+  llvm::SmallVector<char, 0> bytes;
+  llvm::raw_svector_ostream out(bytes);
+  llvm::legacy::PassManager pm;
+  if (machine.addPassesToEmitFile(pm, out, nullptr, type))
+    throw Error(Error::Kind::Compile, "LLVM cannot emit code for this target");
+  pm.run(module);
+  return std::string(bytes.data(), bytes.size());
 }
 
 class Jit {
@@ -51,10 +62,7 @@ public:
       module->setDataLayout(machine.createDataLayout());
       module->setTargetTriple(hostTarget().triple);
       optimizeModule(*module, machine, settings);
-      auto compiled = llvm::orc::SimpleCompiler(machine)(*module);
-      if (!compiled)
-        fail("compiling kernel '" + entry + "'", compiled.takeError());
-      bytes = (*compiled)->getBuffer().str();
+      bytes = emitCode(machine, *module, llvm::CGFT_ObjectFile);
     }
     LinkedCode code = loadObject(bytes, entry);
     if (settings.time_passes)
@@ -151,13 +159,7 @@ std::string emitAssembly(llvm::Module &module, const std::string &cpu,
   auto machine = makeMachine(cpu, features);
   module.setDataLayout(machine->createDataLayout());
   module.setTargetTriple(hostTarget().triple);
-  llvm::SmallString<4096> text;
-  llvm::raw_svector_ostream out(text);
-  llvm::legacy::PassManager pm;
-  if (machine->addPassesToEmitFile(pm, out, nullptr, llvm::CGFT_AssemblyFile))
-    throw Error(Error::Kind::Compile, "LLVM cannot emit assembly for this target");
-  pm.run(module);
-  return std::string(text.str());
+  return emitCode(*machine, module, llvm::CGFT_AssemblyFile);
 }
 
 } // namespace lanejit::jit

@@ -9,6 +9,7 @@
 #include <llvm/IR/Module.h>
 
 #include <algorithm>
+#include <limits>
 
 namespace lanejit::codegen {
 
@@ -99,11 +100,34 @@ void KernelEmitter::emitPacket(TraversalState &s, lower::PacketKind kind, Value 
   }
 }
 
+// The fixed tree over the K accumulators, then over the W lanes. A max or
+// min tree gives its NaN exactly when some lane of some accumulator is NaN
+// (each IEEE step returns the same quiet NaN for any NaN operand) and the
+// NaN-free tree otherwise. So the accumulators are tested for a NaN once (a
+// compare and an OR each, beside the tree) and the tree's steps leave out
+// their NaN select (emitOrderedMinMax: one vrangeps instead of three
+// instructions on AVX-512DQ); one select at the end: the same bits.
 Value *KernelEmitter::combine(ReduceOp op, std::vector<Value *> accs) {
+  bool minMax =
+      (op == ReduceOp::Max || op == ReduceOp::Min) && accs[0]->getType()->isFPOrFPVectorTy();
+  Value *anyNaN = nullptr;
+  if (minMax) {
+    Value *nan = nullptr;
+    for (Value *acc : accs) {
+      Value *u = b_.CreateFCmpUNO(acc, acc);
+      nan = nan ? b_.CreateOr(nan, u) : u;
+    }
+    anyNaN = b_.CreateICmpNE(b_.CreateBitCast(nan, b_.getIntNTy(static_cast<unsigned>(lanes_))),
+                             b_.getIntN(static_cast<unsigned>(lanes_), 0), "any.nan");
+  }
+  auto step = [&](Value *x, Value *y) {
+    return minMax ? emitOrderedMinMax(b_, op == ReduceOp::Max, x, y, &target_.math)
+                  : emitReductionStep(b_, op, x, y, &target_.math);
+  };
   while (accs.size() > 1) {
     size_t half = accs.size() / 2;
     for (size_t k = 0; k < half; ++k)
-      accs[k] = emitReductionStep(b_, op, accs[k], accs[k + half], &target_.math);
+      accs[k] = step(accs[k], accs[k + half]);
     accs.resize(half);
   }
   Value *v = accs[0];
@@ -113,10 +137,15 @@ Value *KernelEmitter::combine(ReduceOp op, std::vector<Value *> accs) {
       lo.push_back(i);
       hi.push_back(i + width / 2);
     }
-    v = emitReductionStep(b_, op, b_.CreateShuffleVector(v, lo), b_.CreateShuffleVector(v, hi),
-                          &target_.math);
+    v = step(b_.CreateShuffleVector(v, lo), b_.CreateShuffleVector(v, hi));
   }
-  return b_.CreateExtractElement(v, uint64_t(0));
+  Value *result = b_.CreateExtractElement(v, uint64_t(0));
+  if (minMax) {
+    // emitIeeeMinMax's NaN.
+    Value *nan = llvm::ConstantFP::get(result->getType(), std::numeric_limits<double>::quiet_NaN());
+    result = b_.CreateSelect(anyNaN, nan, result);
+  }
+  return result;
 }
 
 void KernelEmitter::emitTraversal(const lower::Traversal &t, int index) {

@@ -13,7 +13,6 @@
 
 #include <lanejit/error.h>
 
-
 namespace lanejit {
 
 TuneShape TuneShape::parse(const std::string &text) {

@@ -483,10 +483,12 @@ Program parse(std::string_view text, std::string_view source_name) {
 
 Program parseFile(const std::string &path) {
   std::optional<std::string> content = io::readFile(path);
-  if (!content && errno == EISDIR)
-    throw Error(Error::Kind::Io, "cannot read '" + path + "': it is a directory");
-  if (!content)
-    throw Error(Error::Kind::Io, "cannot open '" + path + "': " + std::strerror(errno));
+  if (!content) {
+    int error = errno; // before any allocation below
+    throw Error(Error::Kind::Io,
+                "cannot read '" + path +
+                    "': " + (error == EISDIR ? "it is a directory" : std::strerror(error)));
+  }
   return parse(*content, path);
 }
 

@@ -520,14 +520,23 @@ TEST(Parser, ParseFileReadsAFileAndNamesIt) {
   std::remove(path.c_str());
 }
 
-TEST(Parser, ParseFileReportsAMissingFileAsIo) {
-  Error::Kind kind = Error::Kind::Parse;
-  try {
-    parseFile("/nonexistent/dir/file.lj");
-  } catch (const Error &e) {
-    kind = e.kind();
+TEST(Parser, ParseFileSaysWhyItCannotReadAFile) {
+  // Before: a missing file and a directory. Expected: Io errors naming the
+  // path and the reason.
+  for (const auto &[path, reason] : {std::pair<std::string, std::string>{
+                                         "/nonexistent/dir/file.lj", "No such file or directory"},
+                                     {::testing::TempDir(), "it is a directory"}}) {
+    Error::Kind kind = Error::Kind::Parse;
+    std::string message;
+    try {
+      parseFile(path);
+    } catch (const Error &e) {
+      kind = e.kind();
+      message = e.what();
+    }
+    EXPECT_EQ(kind, Error::Kind::Io);
+    EXPECT_EQ(message, "cannot read '" + path + "': " + reason);
   }
-  EXPECT_EQ(kind, Error::Kind::Io);
 }
 
 } // namespace

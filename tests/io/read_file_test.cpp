@@ -1,14 +1,14 @@
 // io::readFile: a whole file's bytes, or nullopt with errno saying why.
 #include "io/read_file.h"
 
+#include "support/command_line.h"
+
 #include <gtest/gtest.h>
 
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <string>
-
-#include <unistd.h>
 
 namespace lanejit::io {
 namespace {
@@ -17,9 +17,8 @@ namespace fs = std::filesystem;
 
 class ReadFile : public ::testing::Test {
 protected:
-  fs::path dir = fs::temp_directory_path() / ("lanejit-read-file-" + std::to_string(::getpid()));
-  void SetUp() override { fs::create_directories(dir); }
-  void TearDown() override { fs::remove_all(dir); }
+  test::ScratchDir scratch{"lanejit_read_file"};
+  const fs::path &dir = scratch.path();
 };
 
 TEST_F(ReadFile, ReturnsEveryByte) {

@@ -6,6 +6,7 @@
 #include "jit/object_loader.h"
 
 #include "support/command_line.h"
+#include "support/entry_args.h"
 #include "support/testing.h"
 
 #include <lanejit/aot.h>
@@ -19,7 +20,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <random>
 #include <string>
@@ -28,27 +28,9 @@
 namespace lanejit::jit {
 namespace {
 
-// The case's buffers as an entry's argument block.
-struct Args {
-  std::vector<void *> buffers;
-  std::vector<int64_t> strides;
-  std::vector<float> workspace;
-  LaunchArgs launch{};
-
-  Args(check::Case &c, const Kernel &k) : workspace(k.workspaceFloats(c.shape.cols)) {
-    for (auto *list : {&c.inputs, &c.outputs})
-      for (check::GuardedBuffer &b : *list) {
-        buffers.push_back(b.data());
-        strides.push_back(b.rowStride());
-      }
-    launch = {buffers.data(), strides.data(), c.shape.rows, c.shape.cols,
-              workspace.empty() ? nullptr : workspace.data()};
-  }
-};
-
 void runEntry(uint64_t entry, check::Case &c, const Kernel &k) {
-  Args args(c, k);
-  reinterpret_cast<NativeEntry>(entry)(&args.launch, 0, c.shape.rows);
+  test::EntryArgs e(k, c);
+  reinterpret_cast<NativeEntry>(entry)(&e.args, 0, c.shape.rows);
 }
 
 std::string loadError(const std::string &object, const std::string &entry) {
@@ -63,41 +45,35 @@ std::string loadError(const std::string &object, const std::string &entry) {
 TEST(ObjectLoader, LoadedCodeMatchesTheSystemLinkersCopy) {
   // Before: each library kernel's object, linked by `cc -shared` and
   // dlopen (an independent linker) and by the loader.
-  std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                              ("lanejit-object-loader-" + std::to_string(::getpid()));
+  test::ScratchDir dir("lanejit_object_loader");
   for (const library::Entry &e : library::all()) {
     SCOPED_TRACE(e.name);
     Kernel k = compile(e.make(), test::targetOptions());
     LinkedCode loaded = loadObject(k.object(), k.entrySymbol());
-    NativeEntry linked = aot::linkShared(aot::build(k), (dir / e.name).string());
+    NativeEntry linked = aot::linkShared(aot::build(k), dir.file(e.name));
     Shape shape{5, e.name == std::string("rope") ? 98 : 97};
     check::Case viaLoader = check::makeCase(k.program(), shape, check::Fill::Random);
     check::Case viaLinker = viaLoader;
     runEntry(loaded.entry, viaLoader, k);
-    Args args(viaLinker, k);
-    linked(&args.launch, 0, shape.rows);
+    test::EntryArgs args(k, viaLinker);
+    linked(&args.args, 0, shape.rows);
     // Expected: the same bits, and the oracle's values.
     for (size_t i = 0; i < viaLoader.outputs.size(); ++i)
       EXPECT_EQ(viaLoader.outputs[i].hash(), viaLinker.outputs[i].hash());
     EXPECT_TRUE(test::matchesReference(viaLoader));
   }
-  std::filesystem::remove_all(dir);
 }
 
 // An object from the system compiler that calls the runtime's memset and
 // memcpy (through the loader's stubs) and keeps a counter in writable
 // data, and one that imports a symbol kernels may not use.
 std::string cObject(const std::string &name, const std::string &source) {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                              ("lanejit-object-loader-c-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir / (name + ".c")) << source;
-  std::string cmd = "cc -O2 -fPIC -c '" + (dir / (name + ".c")).string() + "' -o '" +
-                    (dir / (name + ".o")).string() + "'";
+  test::ScratchDir dir("lanejit_object_loader_c");
+  std::ofstream(dir.file(name + ".c")) << source;
+  std::string cmd =
+      "cc -O2 -fPIC -c '" + dir.file(name + ".c") + "' -o '" + dir.file(name + ".o") + "'";
   EXPECT_EQ(test::shell(cmd), 0) << cmd;
-  std::string object = test::slurp(dir / (name + ".o"));
-  std::filesystem::remove_all(dir);
-  return object;
+  return test::slurp(dir.file(name + ".o"));
 }
 
 TEST(ObjectLoader, ResolvesTheRuntimesMemoryRoutines) {

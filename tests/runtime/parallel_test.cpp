@@ -7,6 +7,7 @@
 // inside a pool task, a one-thread call wakes no worker, bad thread counts.
 #include "runtime/parallel_launch.h"
 #include "runtime/thread_pool.h"
+#include "support/entry_args.h"
 #include "support/testing.h"
 
 #include <lanejit/error.h>
@@ -215,33 +216,13 @@ TEST(Parallel, LargeCallsAreSplitByDefault) {
   EXPECT_TRUE(test::matchesReference(c));
 }
 
-// A case's buffers as the native entry's argument block, with an aligned
-// workspace of the size the kernel asks for at the case's C.
-struct EntryArgs {
-  std::vector<void *> buffers;
-  std::vector<int64_t> strides;
-  std::vector<float> ws;
-  LaunchArgs args;
-  EntryArgs(const Kernel &k, check::Case &c) {
-    for (auto *list : {&c.inputs, &c.outputs})
-      for (check::GuardedBuffer &b : *list) {
-        buffers.push_back(b.data());
-        strides.push_back(b.rowStride());
-      }
-    ws.resize(k.workspaceFloats(c.shape.cols) + 16);
-    float *aligned =
-        reinterpret_cast<float *>((reinterpret_cast<uintptr_t>(ws.data()) + 63) & ~uintptr_t(63));
-    args = LaunchArgs{buffers.data(), strides.data(), c.shape.rows, c.shape.cols, aligned};
-  }
-};
-
 // A kernel of `program`, a seeded case of `shape` holding its one-thread
 // outputs (`want`), and the case's buffers as an argument block.
 struct EntryCall {
   Kernel kernel;
   check::Case c;
   std::vector<std::vector<float>> want;
-  EntryArgs e;
+  test::EntryArgs e;
   EntryCall(const Program &program, Shape shape)
       : kernel(compile(program, test::targetOptions())),
         c(check::makeCase(kernel.program(), shape, check::Fill::Random, 1)),

@@ -12,6 +12,7 @@
 #include "support/testing.h"
 
 #include "support/command_line.h"
+#include "support/entry_args.h"
 
 #include <gtest/gtest.h>
 
@@ -299,16 +300,8 @@ TEST_F(Aot, SharedLinkedEntryMatchesTheJit) {
   check::Case jit = check::makeCase(library::layerNorm(), {5, 97}, check::Fill::Random);
   check::Case native = jit;
   kernel.run(jit.inputRefs(), jit.outputRefs());
-  std::vector<void *> buffers;
-  std::vector<int64_t> strides;
-  for (check::Case *c : {&native})
-    for (auto *list : {&c->inputs, &c->outputs})
-      for (check::GuardedBuffer &b : *list) {
-        buffers.push_back(b.data());
-        strides.push_back(b.rowStride());
-      }
-  LaunchArgs args{buffers.data(), strides.data(), 5, 97, nullptr}; // fused: no workspace
-  linked(&args, 0, 5);
+  test::EntryArgs args(kernel, native);
+  linked(&args.args, 0, 5);
   EXPECT_EQ(native.outputs[0].hash(), jit.outputs[0].hash());
   EXPECT_TRUE(test::matchesReference(native));
 }

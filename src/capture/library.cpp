@@ -1,6 +1,9 @@
-// The brief's six operators, written in the capture DSL exactly as
+// The brief's six operators, written in the capture DSL as
 // /work/shared/brief/system.md defines them. Constants are float literals:
-// the program states the f32 value it computes with.
+// the program states the f32 value it computes with. Where the hand-written
+// AVX-512 kernels fuse a multiply and an add, the program asks for the same
+// fma: that is part of the operator's definition (docs/library.md), never a
+// contraction the compiler chooses.
 #include <lanejit/dsl.h>
 #include <lanejit/error.h>
 #include <lanejit/library.h>
@@ -14,8 +17,8 @@ Program rope() {
   Dim c = Dim::C(), h = Dim::C() / 2;
   Expr x = b.rows("x"), cos = b.rows("cos", h), sin = b.rows("sin", h);
   Expr lo = x.cols(0, h), hi = x.cols(h, c);
-  b.write("y", 0, lo * cos - hi * sin);
-  b.write("y", h, lo * sin + hi * cos);
+  b.write("y", 0, fma(lo, cos, -(hi * sin)));
+  b.write("y", h, fma(lo, sin, hi * cos));
   return b.build();
 }
 
@@ -26,9 +29,9 @@ Program layerNorm() {
   Expr d = x - mu;
   Expr var = mean(d * d);
   // One division per row instead of one per element; the per-element work
-  // is then d * inv * gamma + beta.
+  // is then fma(d * inv, gamma, beta).
   Expr inv = 1.0f / sqrt(var + 1e-5f);
-  b.output("y", d * inv * gamma + beta);
+  b.output("y", fma(d * inv, gamma, beta));
   return b.build();
 }
 
@@ -51,8 +54,10 @@ Program rmsNorm() {
 Program geluResidual() {
   ProgramBuilder b("gelu_residual");
   Expr x = b.rows("x"), u = b.rows("u");
-  Expr inner = 0.7978845608f * (x + 0.044715f * x * x * x);
-  b.output("y", 0.5f * x * (1.0f + tanh(inner)) + u);
+  // 0.5x(1 + t) as fma(0.5x, t, 0.5x): the same value, one rounding fewer.
+  Expr inner = 0.7978845608f * fma(literalLike(x, 0.044715f), x * x * x, x);
+  Expr half = 0.5f * x;
+  b.output("y", fma(half, tanh(inner), half) + u);
   return b.build();
 }
 

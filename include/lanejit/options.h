@@ -110,6 +110,12 @@ struct CompileOptions {
   // compiled for their C know how many are left and emit just those; those
   // whose rows stop at a column bound keep the branches (faster there).
   bool leftover_loop = true;
+  // A float max or min reduction on short rows (C <= 128 columns; entries
+  // compiled for their C) keeps one accumulator instead of 64/W: max and
+  // min are exactly associative and commutative, so the bits are the same,
+  // and such rows are too short for K chains to pay for their set-up, the
+  // tail's choice among them and their combine tree.
+  bool single_max_accumulator = true;
   // Few long rows (fewer rows than threads) are split by column chunks
   // across threads, with the same bits (docs/architecture.md, "Threads").
   // Off: no column-split entry is compiled and such calls split only rows.

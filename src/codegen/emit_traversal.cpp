@@ -54,7 +54,7 @@ KernelEmitter::Helper KernelEmitter::makeHelper(const lower::Traversal &t, int i
 }
 
 void KernelEmitter::emitPacket(TraversalState &s, lower::PacketKind kind, Value *column, Value *len,
-                               Value *acc) {
+                               Value *packetAcc) {
   const lower::Traversal &t = *s.traversal;
   std::vector<Value *> reduced;
   if (t.inline_bodies) {
@@ -71,6 +71,7 @@ void KernelEmitter::emitPacket(TraversalState &s, lower::PacketKind kind, Value 
     Value *v = reduced[ri];
     llvm::Type *type = v->getType();
     auto &accs = s.accumulators[ri];
+    Value *acc = s.oneAccumulator[ri] ? b_.getInt64(0) : packetAcc;
     if (!s.spilled.empty() && !llvm::isa<llvm::ConstantInt>(acc)) {
       llvm::Type *array = s.spilled[ri]->getAllocatedType();
       Value *slot = b_.CreateInBoundsGEP(array, s.spilled[ri], {b_.getInt64(0), acc});
@@ -107,6 +108,15 @@ void KernelEmitter::emitPacket(TraversalState &s, lower::PacketKind kind, Value 
 // compare and an OR each, beside the tree) and the tree's steps leave out
 // their NaN select (emitOrderedMinMax: one vrangeps instead of three
 // instructions on AVX-512DQ); one select at the end: the same bits.
+bool KernelEmitter::singleMaxAccumulator(ReduceOp op, llvm::Type *type) const {
+  // Only entries compiled for C: their packet counts are constants, so the
+  // leftover packets are never run on spilled accumulators, and C bounds
+  // the chain. Past two groups of K packets, the K chains pay for
+  // themselves.
+  return plan_.single_max_accumulator && fixedCols_ && *fixedCols_ <= 2 * lower::kReductionLanes &&
+         (op == ReduceOp::Max || op == ReduceOp::Min) && type->isFPOrFPVectorTy();
+}
+
 Value *KernelEmitter::combine(ReduceOp op, std::vector<Value *> accs) {
   bool minMax =
       (op == ReduceOp::Max || op == ReduceOp::Min) && accs[0]->getType()->isFPOrFPVectorTy();
@@ -167,6 +177,7 @@ void KernelEmitter::emitTraversal(const lower::Traversal &t, int index) {
       b_.CreateStore(reductionIdentity(type, t.reductions[ri]->reduceOp()), slot);
       s.accumulators.back().push_back(slot);
     }
+    s.oneAccumulator.push_back(K > 1 && singleMaxAccumulator(t.reductions[ri]->reduceOp(), type));
   }
 
   // A flattened plan's one traversal covers the call's rows when dense.
@@ -204,6 +215,8 @@ void KernelEmitter::emitTraversal(const lower::Traversal &t, int index) {
     std::vector<Value *> accs;
     for (llvm::AllocaInst *slot : s.accumulators[ri])
       accs.push_back(b_.CreateLoad(type, slot));
+    if (s.oneAccumulator[ri])
+      accs.resize(1); // the others still hold the identity
     Value *v = combine(r->reduceOp(), accs);
     if (r->reduceOp() == ReduceOp::Mean)
       v = b_.CreateFDiv(v, b_.CreateSIToFP(len, b_.getFloatTy()));

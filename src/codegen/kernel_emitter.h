@@ -114,7 +114,17 @@ private:
     // Per reduction, while the leftover packets run: the accumulators as a
     // [K x packet] array, indexed by the packet's accumulator at run time.
     std::vector<llvm::AllocaInst *> spilled;
+    // Per reduction: every packet joins accumulator 0 (a max or min on a
+    // short row of an entry compiled for C; see singleMaxAccumulator).
+    std::vector<bool> oneAccumulator;
   };
+
+  // Whether a reduction of `op` in an entry compiled for its C keeps one
+  // accumulator instead of K. max and min are exactly associative and
+  // commutative, so any grouping gives the same bits; on rows of a few
+  // packets the K accumulators' set-up, the tail's choice among them and
+  // their combine tree cost more than the dependency chain they break.
+  bool singleMaxAccumulator(ReduceOp op, llvm::Type *type) const;
 
   // One packet: its body (inline or a helper call), then its reductions'
   // operands added into accumulator `acc` (a constant index, or an i64

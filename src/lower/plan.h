@@ -114,6 +114,9 @@ struct KernelPlan {
   bool llvm_loop_unroll = false;
   // The leftover full packets of a row run in a loop (CompileOptions).
   bool leftover_loop = true;
+  // Max/min reductions of short rows in entries compiled for C keep one
+  // accumulator (CompileOptions).
+  bool single_max_accumulator = true;
   int lanes = 16;
   // Independent packet accumulators per reduction: lanes * accumulators
   // = kReductionLanes for every W, so the reduction order (and so every

@@ -2,7 +2,9 @@
 // a NaN operand gives NaN, and -0 < +0, for the elementwise max/min and for
 // the max/min reductions. AVX-512DQ targets compute them with one vrangeps,
 // others with compares and blends (codegen/emit_ops.cpp); every target and
-// W must give the bits of a scalar reference, NaNs canonical at the store.
+// W, the generic entry and the entries compiled for C (whose short rows'
+// max/min reductions keep one accumulator), must give the bits of a scalar
+// reference, NaNs canonical at the store.
 #include "support/testing.h"
 
 #include <lanejit/kernel.h>
@@ -115,7 +117,7 @@ TEST(MinMax, EveryTargetAndWidthGivesTheIeeeBits) {
   int checked = 0;
   for (const Target &target : {Target{"host", ""}, Target{"without AVX-512DQ", "-avx512dq"}})
     for (int lanes : {4, 8, 16})
-      for (int64_t cols : {1, 3, 8, 15, 16, 17, 33, 64, 65, 130}) {
+      for (int64_t cols : {1, 3, 8, 15, 16, 17, 33, 64, 65, 128, 129, 130}) {
         CompileOptions o = test::targetOptions();
         o.lanes = lanes;
         if (!target.features.empty())
@@ -126,19 +128,27 @@ TEST(MinMax, EveryTargetAndWidthGivesTheIeeeBits) {
           for (int64_t r = 0; r < c.shape.rows; ++r)
             for (int64_t col = 0; col < cols; ++col)
               c.inputs[i].at(r, col) = inputValue(static_cast<int>(i), r, col);
-        kernel.run(c.inputRefs(), c.outputRefs());
         int failures = 0;
-        for (size_t o = 0; o < c.outputs.size(); ++o)
-          for (int64_t r = 0; r < c.shape.rows; ++r)
-            for (int64_t col = 0; col < cols; ++col) {
-              uint32_t got = std::bit_cast<uint32_t>(c.outputs[o].at(r, col));
-              uint32_t expected = want(c, o, r, col);
-              ++checked;
-              if (got != expected && ++failures <= 5)
-                ADD_FAILURE() << target.name << ", W = " << lanes << ", C = " << cols << ": "
-                              << program.outputs[o].name << "[" << r << ", " << col << "] is 0x"
-                              << std::hex << got << ", IEEE gives 0x" << expected;
-            }
+        // run() takes the generic entry on a first call; bind() the entry
+        // compiled for this C.
+        for (const char *entry : {"generic", "compiled for C"}) {
+          if (entry[0] == 'g')
+            kernel.run(c.inputRefs(), c.outputRefs());
+          else
+            kernel.bind(c.inputRefs(), c.outputRefs())();
+          for (size_t o = 0; o < c.outputs.size(); ++o)
+            for (int64_t r = 0; r < c.shape.rows; ++r)
+              for (int64_t col = 0; col < cols; ++col) {
+                uint32_t got = std::bit_cast<uint32_t>(c.outputs[o].at(r, col));
+                uint32_t expected = want(c, o, r, col);
+                ++checked;
+                if (got != expected && ++failures <= 5)
+                  ADD_FAILURE() << target.name << ", W = " << lanes << ", C = " << cols << ", "
+                                << entry << " entry: " << program.outputs[o].name << "[" << r
+                                << ", " << col << "] is 0x" << std::hex << got << ", IEEE gives 0x"
+                                << expected;
+              }
+        }
       }
   EXPECT_GT(checked, 100000);
 }
@@ -159,6 +169,30 @@ TEST(MinMax, Avx512DqUsesVrangeAndOthersDoNot) {
   v3.target_cpu = "x86-64-v3";
   v3.lanes = 8;
   EXPECT_EQ(test::countOccurrences(compile(program, v3).dump("asm"), "vrangeps"), 0u);
+}
+
+// Before: the max/min reductions of an entry compiled for C = 65 (rows of 5
+// packets at W = 16). single_max_accumulator: each keeps one accumulator,
+// so there are no K-way combine trees. Expected: fewer vrangeps than with
+// the switch off (K = 4: three combine steps each), and for C = 1000 (past
+// the short-row limit) the same code either way.
+TEST(MinMax, ShortRowsKeepOneAccumulator) {
+  Program program = parse(kProgram);
+  CompileOptions on;
+  on.target_cpu = "x86-64-v4";
+  on.lanes = 16;
+  CompileOptions off = on;
+  off.single_max_accumulator = false;
+  auto vranges = [&](const CompileOptions &o, int64_t cols) {
+    return test::countOccurrences(compile(program, o).dump("asm", cols), "vrangeps");
+  };
+  EXPECT_LT(vranges(on, 65), vranges(off, 65));
+  // (The function names differ: each compile numbers its module.)
+  std::string longOn = compile(program, on).dump("asm", 1000);
+  std::string longOff = compile(program, off).dump("asm", 1000);
+  EXPECT_EQ(test::countOccurrences(longOn, "vrangeps"),
+            test::countOccurrences(longOff, "vrangeps"));
+  EXPECT_EQ(test::countOccurrences(longOn, "\n"), test::countOccurrences(longOff, "\n"));
 }
 
 } // namespace

@@ -101,13 +101,6 @@ void KernelEmitter::emitPacket(TraversalState &s, lower::PacketKind kind, Value 
   }
 }
 
-// The fixed tree over the K accumulators, then over the W lanes. A max or
-// min tree gives its NaN exactly when some lane of some accumulator is NaN
-// (each IEEE step returns the same quiet NaN for any NaN operand) and the
-// NaN-free tree otherwise. So the accumulators are tested for a NaN once (a
-// compare and an OR each, beside the tree) and the tree's steps leave out
-// their NaN select (emitOrderedMinMax: one vrangeps instead of three
-// instructions on AVX-512DQ); one select at the end: the same bits.
 bool KernelEmitter::singleMaxAccumulator(ReduceOp op, llvm::Type *type) const {
   // Only entries compiled for C: their packet counts are constants, so the
   // leftover packets are never run on spilled accumulators, and C bounds
@@ -117,6 +110,13 @@ bool KernelEmitter::singleMaxAccumulator(ReduceOp op, llvm::Type *type) const {
          (op == ReduceOp::Max || op == ReduceOp::Min) && type->isFPOrFPVectorTy();
 }
 
+// The fixed tree over the K accumulators, then over the W lanes. A max or
+// min tree gives its NaN exactly when some lane of some accumulator is NaN
+// (each IEEE step returns the same quiet NaN for any NaN operand) and the
+// NaN-free tree otherwise. So the accumulators are tested for a NaN once (a
+// compare and an OR each, beside the tree) and the tree's steps leave out
+// their NaN select (emitOrderedMinMax: one vrangeps instead of three
+// instructions on AVX-512DQ); one select at the end: the same bits.
 Value *KernelEmitter::combine(ReduceOp op, std::vector<Value *> accs) {
   bool minMax =
       (op == ReduceOp::Max || op == ReduceOp::Min) && accs[0]->getType()->isFPOrFPVectorTy();

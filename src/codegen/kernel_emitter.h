@@ -127,10 +127,10 @@ private:
   bool singleMaxAccumulator(ReduceOp op, llvm::Type *type) const;
 
   // One packet: its body (inline or a helper call), then its reductions'
-  // operands added into accumulator `acc` (a constant index, or an i64
-  // chosen at run time for the tail).
+  // operands added into accumulator `packetAcc` (a constant index, or an
+  // i64 chosen at run time for the tail; 0 for a oneAccumulator reduction).
   void emitPacket(TraversalState &s, lower::PacketKind kind, llvm::Value *column, llvm::Value *len,
-                  llvm::Value *acc);
+                  llvm::Value *packetAcc);
 
   // The packets of [0, live) in chunks of lower::kChunkColumns: each
   // chunk's partials restart at the identity and join the running total in

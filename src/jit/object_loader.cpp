@@ -98,7 +98,10 @@ private:
       refuse("no symbol table");
     const Elf64_Shdr &symtab = sections_[symtab_];
     checkInside(symtab);
-    if (symtab.sh_entsize != sizeof(Elf64_Sym) || symtab.sh_link >= sections_.size())
+    // Its string table must hold bytes (checkInside lets a SHT_NOBITS
+    // section through: it has none in the file).
+    if (symtab.sh_entsize != sizeof(Elf64_Sym) || symtab.sh_link >= sections_.size() ||
+        sections_[symtab.sh_link].sh_type != SHT_STRTAB)
       refuse("unexpected symbol table");
     checkInside(sections_[symtab.sh_link]);
     for (uint64_t at = 0; at + sizeof(Elf64_Sym) <= symtab.sh_size; at += sizeof(Elf64_Sym))

@@ -125,6 +125,22 @@ TEST(ObjectLoader, RefusesWhatIsNotItsObjectFormat) {
   EXPECT_TRUE(test::has(loadError(std::string(sizeof(Elf64_Ehdr), 'x'), k.entrySymbol()),
                         "not a 64-bit little-endian ELF"));
   EXPECT_TRUE(test::has(loadError(object, "no_such_entry"), "defines no function 'no_such_entry'"));
+  // The symbol table's string table turned into a section without bytes
+  // (SHT_NOBITS): its names would be read from outside the object.
+  std::string noStrings = object;
+  Elf64_Ehdr header;
+  std::memcpy(&header, noStrings.data(), sizeof header);
+  for (uint16_t i = 0; i < header.e_shnum; ++i) {
+    Elf64_Shdr symtab;
+    std::memcpy(&symtab, noStrings.data() + header.e_shoff + i * sizeof(Elf64_Shdr), sizeof symtab);
+    if (symtab.sh_type != SHT_SYMTAB)
+      continue;
+    uint32_t nobits = SHT_NOBITS;
+    std::memcpy(noStrings.data() + header.e_shoff + symtab.sh_link * sizeof(Elf64_Shdr) +
+                    offsetof(Elf64_Shdr, sh_type),
+                &nobits, sizeof nobits);
+  }
+  EXPECT_TRUE(test::has(loadError(noStrings, k.entrySymbol()), "unexpected symbol table"));
 }
 
 TEST(ObjectLoader, DamagedObjectsAreRefusedOrLoadedNeverACrash) {

@@ -1,6 +1,9 @@
 #include "io/read_file.h"
 
+#include <lanejit/error.h>
+
 #include <cerrno>
+#include <cstring>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -42,6 +45,17 @@ std::optional<std::string> readFile(const std::string &path) {
   ::close(fd);
   bytes.resize(have);
   return bytes;
+}
+
+std::string readUserFile(const std::string &path) {
+  std::optional<std::string> bytes = readFile(path);
+  if (!bytes) {
+    int error = errno; // before any allocation below
+    throw Error(Error::Kind::Io,
+                "cannot read '" + path +
+                    "': " + (error == EISDIR ? "it is a directory" : std::strerror(error)));
+  }
+  return std::move(*bytes);
 }
 
 } // namespace lanejit::io

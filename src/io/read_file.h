@@ -15,4 +15,8 @@ namespace lanejit::io {
 // errno saying why.
 std::optional<std::string> readFile(const std::string &path);
 
+// The same, for a file the user named: throws Error(Kind::Io) "cannot read
+// '<path>': <reason>" (no such file, a directory, ...) instead.
+std::string readUserFile(const std::string &path);
+
 } // namespace lanejit::io

@@ -15,9 +15,7 @@
 #include "text/lexer.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
-#include <cstring>
 #include <limits>
 #include <optional>
 #include <unordered_map>
@@ -482,14 +480,7 @@ Program parse(std::string_view text, std::string_view source_name) {
 }
 
 Program parseFile(const std::string &path) {
-  std::optional<std::string> content = io::readFile(path);
-  if (!content) {
-    int error = errno; // before any allocation below
-    throw Error(Error::Kind::Io,
-                "cannot read '" + path +
-                    "': " + (error == EISDIR ? "it is a directory" : std::strerror(error)));
-  }
-  return parse(*content, path);
+  return parse(io::readUserFile(path), path);
 }
 
 } // namespace lanejit

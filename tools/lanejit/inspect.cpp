@@ -2,15 +2,13 @@
 // JSON, or the difference between two switch settings.
 #include "commands.h"
 #include "compile_flags.h"
+#include "io/read_file.h"
 
 #include <lanejit/error.h>
 #include <lanejit/inspect.h>
 #include <lanejit/kernel.h>
 
 #include <fmt/format.h>
-
-#include <fstream>
-#include <sstream>
 
 namespace lanejit::cli {
 namespace {
@@ -25,16 +23,12 @@ namespace {
 void inspectObjectFile(const InspectArgs &args) {
   if (!args.diff.empty())
     badSwitch("compares two compiles of a program, not object files");
-  std::ifstream in(args.program, std::ios::binary);
-  if (!in)
-    throw Error(Error::Kind::Io, "cannot read " + args.program);
-  std::stringstream bytes;
-  bytes << in.rdbuf();
+  std::string bytes = io::readUserFile(args.program);
   if (args.disassemble) {
-    fmt::print("{}", inspect::disassemble(bytes.str()));
+    fmt::print("{}", inspect::disassemble(bytes));
     return;
   }
-  inspect::ObjectReport report = inspect::inspectObject(bytes.str());
+  inspect::ObjectReport report = inspect::inspectObject(bytes);
   fmt::print("{}", args.json ? inspect::toJson(report) : inspect::toText(report));
 }
 

@@ -1,4 +1,4 @@
-"""lanejit.torch.compile against eager torch, through Python (docs/torch.md).
+"""lanejit.torch.trace against eager torch, through Python (docs/torch.md).
 
 The six seed operators written the usual PyTorch way (tests/python/
 torch_models.py) at the seed shapes (17x65 and 1024x4097; RoPE 17x66 and
@@ -99,7 +99,7 @@ def main():
         for name, fn, args in cases(a.block_rows):
             if a.only not in name:
                 continue
-            compiled = ljt.compile(fn, threads=a.threads)
+            compiled = ljt.trace(fn, threads=a.threads)
             got, want = compiled(*args), fn(*args)
             err = (got.double() - want.double()).abs()
             assert bool((err <= 5e-5 + 5e-5 * want.double().abs()).all()), name

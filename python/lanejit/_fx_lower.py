@@ -13,6 +13,7 @@ Nodes used outside become outputs [R, n] (bools as 0/1 floats).
 
 import math
 
+import sympy
 import torch
 from torch.fx import Node
 
@@ -21,8 +22,26 @@ from ._fx_ops import lookup
 from ._fx_values import Cols, Uniform, Unsupported, elementwise
 
 
+def static_dim(d):
+    """A dimension as an int, or (symbolic, from Dynamo's fake tensors) as
+    its sympy expression, so comparing two never adds a shape guard."""
+    if isinstance(d, torch.SymInt):
+        d = d.node.expr
+    if isinstance(d, sympy.Basic):
+        return int(d) if d.is_number else d
+    return int(d)
+
+
+def static_shape(shape):
+    return tuple(static_dim(d) for d in shape)
+
+
 def rows_of(shape):
-    return math.prod(shape[:-1]) if len(shape) else 1
+    """The row count R of a [..., n] shape (an int, or a sympy expression
+    when a leading dim is symbolic: then equal row counts compare equal)."""
+    shape = static_shape(shape)
+    r = math.prod(shape[:-1]) if len(shape) else 1
+    return int(r) if not isinstance(r, int) and r.is_number else r
 
 
 def data_free(node, seen=None):
@@ -70,6 +89,13 @@ def _causal(mask, rows_per_block):
     return None
 
 
+def _broadcasts_to(shape, out_shape):
+    """Whether `shape` broadcasts to `out_shape` (static dims, no guards)."""
+    if len(shape) > len(out_shape):
+        return False
+    return all(s == o or s == 1 for s, o in zip(reversed(shape), reversed(out_shape)))
+
+
 def _rows(v):
     # The binder takes rows with any row stride but N-D leading dims must
     # step by whole rows; a copy is cheaper than a failed call.
@@ -83,7 +109,8 @@ class Lowering:
         self.members = set(self.nodes)
         self.b = _lj.Builder(name)
         self.env = {}
-        self.inputs = []      # (source, prepare) in declaration order
+        self.inputs = []      # (source, getter, prepare) in declaration order
+        self.input_kinds = []  # (kind, broadcast shape or None, is_bool), as inputs
         self.outputs = []     # (node, shape, is_bool)
         self._keys = {}
         self.current = None
@@ -106,7 +133,7 @@ class Lowering:
     def shape_of(self, arg):
         if isinstance(arg, (list, tuple)):
             arg = arg[0]
-        return tuple(self.record[arg].shape)
+        return static_shape(self.record[arg].shape)
 
     def val_or_none(self, arg):
         return self.env.get(arg) if isinstance(arg, Node) else None
@@ -120,7 +147,9 @@ class Lowering:
             return self.env[arg]
         value = self.record[arg]
         if not isinstance(value, torch.Tensor):
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if isinstance(value, bool):
+                return value
+            if isinstance(value, (int, float)):
                 return float(value)
             raise Unsupported(f"argument {arg.name} is a {type(value).__name__}")
         return self._external(arg, value)
@@ -136,9 +165,9 @@ class Lowering:
             raise Unsupported(f"input {who} is {t.dtype}, not float32")
         if t.device.type != "cpu":
             raise Unsupported(f"input on {t.device}")
-        shape = tuple(t.shape)
+        shape = static_shape(t.shape)
         out = self.record[self.current]
-        out_shape = tuple(out.shape) if isinstance(out, torch.Tensor) else shape
+        out_shape = static_shape(out.shape) if isinstance(out, torch.Tensor) else shape
         if isinstance(key, Node) and t.dtype == torch.bool and data_free(key):
             full = t.expand(out_shape).reshape(-1, out_shape[-1]) if len(out_shape) >= 2 else None
             expr = None if full is None else _causal(full, out_shape[-2])
@@ -151,11 +180,13 @@ class Lowering:
         elif rows_of(shape) == self.rows and (len(shape) >= 2 or self.rows == 1):
             kind = "rows"
         elif len(out_shape) and rows_of(out_shape) == self.rows and \
-                torch.broadcast_shapes(shape, out_shape) == torch.Size(out_shape):
+                _broadcasts_to(shape, out_shape):
             kind = "broadcast"
         else:
             raise Unsupported(f"input of shape {list(shape)} is neither rows of {self.rows} "
                               "nor a column vector")
+        if kind != "scalar" and not isinstance((shape or (1,))[-1], int):
+            raise Unsupported(f"input of shape {[str(d) for d in shape]} has a symbolic last dim")
         cache_key = (key, kind, out_shape if kind == "broadcast" else None)
         if cache_key in self._keys:
             return self._keys[cache_key]
@@ -180,6 +211,7 @@ class Lowering:
             expr = _lj.ne(expr, 0.0)
         value = Uniform(expr) if kind == "scalar" else Cols([(n, expr)])
         self.inputs.append((key, getter, prep))
+        self.input_kinds.append((kind, out_shape if kind == "broadcast" else None, is_bool))
         self._keys[cache_key] = value
         return value
 
@@ -189,11 +221,16 @@ class Lowering:
         out = self.record[node]
         if isinstance(out, torch.Tensor) and out.dtype not in (torch.float32, torch.bool):
             raise Unsupported(f"result is {out.dtype}, not float32")
+        if isinstance(out, torch.Tensor) and out.device.type != "cpu":
+            raise Unsupported(f"result on {out.device} (lanejit runs on the CPU)")
+        if isinstance(out, torch.Tensor) and out.dim() and \
+                not isinstance(static_dim(out.shape[-1]), int):
+            raise Unsupported("its last dim is symbolic (kernels are compiled for a column count)")
         value = lookup(node, self.modules)(self, node)
         if isinstance(out, torch.Tensor):
             if not isinstance(value, (Cols, Uniform)):
                 raise Unsupported("result is not a row value")
-            want = out.shape[-1] if out.dim() else 1
+            want = static_dim(out.shape[-1]) if out.dim() else 1
             if isinstance(value, Cols) and value.n != want:
                 raise Unsupported(f"{value.n} columns where torch has {want}")
         self.env[node] = value
@@ -210,13 +247,18 @@ class Lowering:
             is_bool = out.dtype == torch.bool
             as_float = (lambda e: _lj.select(e, 1.0, 0.0)) if is_bool else (lambda e: e)
             if isinstance(value, Uniform):
+                # [..., 1] (keepdim) or [...] (one value per row) are fine
+                shape = static_shape(out.shape)
+                if shape and shape[-1] != 1 and math.prod(shape) != self.rows:
+                    raise Unsupported(f"{node.name}, a per-row value broadcast over columns, "
+                                      "is used outside the row program")
                 self.b.write(name, _lj.Dim(0), as_float(value.expr), _lj.Dim(1))
             else:
                 at = 0
                 for n, e in elementwise(as_float, value).pieces:
                     self.b.write(name, _lj.Dim(at), e, _lj.Dim(value.n))
                     at += n
-            self.outputs.append((node, tuple(out.shape), is_bool))
+            self.outputs.append((node, static_shape(out.shape), is_bool))
         if not self.outputs:
             raise Unsupported("no result is used")
         if not any(isinstance(k, Node) or k is None for k, _, _ in self.inputs) and not self.inputs:

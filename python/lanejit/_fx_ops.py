@@ -3,7 +3,9 @@
 Every entry takes the lowering context (`_fx_lower.Lowering`) and the fx
 node, and returns the node's value (`_fx_values`) or raises Unsupported
 with the reason the node stays in torch. `lookup(node)` finds the entry for
-call_function, call_method and call_module nodes alike.
+call_function, call_method and call_module nodes alike, and for the ATen
+operators of the graphs Dynamo's backends see after AOTAutograd (aten.mul,
+aten.sum.dim_IntList, aten.slice, prims.fma, ...; _ATEN below).
 """
 
 import operator
@@ -366,6 +368,104 @@ def _module_softmax(lw, node, m):
     return _softmax_of(lw, node.args[0])
 
 
+def _aten_slice(lw, node):
+    a = _args(node, ["input", "dim", "start", "end", "step"],
+              {"dim": 0, "start": None, "end": None, "step": 1})
+    _last_dim(lw, node, a["dim"], a["input"])
+    x = lw.val(a["input"])
+    step = lw.const(a["step"])
+    if step != 1 or not isinstance(x, Cols):
+        raise Unsupported(f"slice with step {step}")
+    begin, end, _ = slice(lw.const(a["start"]), lw.const(a["end"])).indices(x.n)
+    return x.part(begin, max(begin, end))
+
+
+def _aten_softmax(log):
+    def lower(lw, node):
+        a = _args(node, ["input", "dim", "half_to_float"])
+        if lw.const(a["half_to_float"]):
+            raise Unsupported("softmax with half_to_float")
+        _last_dim(lw, node, a["dim"], a["input"])
+        if log:
+            source = a["input"]
+            x = lw.val(source)
+            mx = reduce("max", x)
+            lse = _lj.log(reduce("sum", _exp_shifted(lw, source, x, mx)).expr)
+            return elementwise(lambda p, m, s: (p - m) - s, x, mx, Uniform(lse))
+        return _softmax_of(lw, a["input"])
+    return lower
+
+
+def _aten_logical(fn):
+    def lower(lw, node):
+        a, b = lw.val(node.args[0]), lw.val(node.args[1])
+        if isinstance(a, bool) or isinstance(b, bool):
+            # x & True and x | False are x (a mask broadcast with a full one)
+            const, other = (a, b) if isinstance(a, bool) else (b, a)
+            if const != (fn is operator.and_):
+                raise Unsupported("a logical operation with a constant result")
+            return other
+        return elementwise(fn, a, b)
+    return lower
+
+
+def _aten_expand(lw, node):
+    """expand: a view when the last dim stays; a [..., 1] value broadcast
+    over the columns is a per-row value (the gradient of a mean)."""
+    src = node.args[0]
+    before, after = lw.shape_of(src)[-1:], lw.shape_of(node)[-1:]
+    if before == after:
+        return lw.val(src)
+    if before in ((), (1,)):
+        v = lw.val(src)
+        if isinstance(v, Cols) and v.n == 1:
+            return Uniform(_lj.rowmax(v.pieces[0][1]))
+        if isinstance(v, Uniform):
+            return v
+    raise Unsupported(f"expand of the last dim from {list(before)} to {list(after)}")
+
+
+# ATen operator packets (and prims) with a lowering of their own; others
+# share _NAMED's entry by name (aten.mul, aten.exp, aten.mean, ...).
+_ATEN = {
+    "slice": _aten_slice, "split_with_sizes": _split,
+    "_softmax": _aten_softmax(False), "_log_softmax": _aten_softmax(True),
+    "fma": lambda lw, n: _E(_lj.fma, *[lw.val(a) for a in n.args[:3]]),
+    "logical_and": _aten_logical(operator.and_), "logical_or": _aten_logical(operator.or_),
+    "logical_not": _unary(_lj.logical_not),
+    "reciprocal": _unary(lambda x: 1.0 / x),
+    "_unsafe_view": _identity, "clone": _identity, "alias": _identity, "expand": _aten_expand,
+    "unsqueeze": _identity, "squeeze": _identity, "convert_element_type": _identity,
+    "_to_copy": _identity,
+}
+# Arguments these take that change nothing a row program computes.
+_ATEN_IGNORED_KWARGS = {"memory_format", "dtype", "layout", "device", "pin_memory",
+                        "non_blocking"}
+
+
+def op_name(node):
+    """The operator's name: aten.mul.Tensor -> "mul", torch.exp -> "exp",
+    a method "view" -> "view" (for the partitioner's data-mover test)."""
+    target = node.target
+    if isinstance(target, torch._ops.OpOverload):
+        return target.overloadpacket.__name__
+    return getattr(target, "__name__", target)
+
+
+def _aten_lookup(node):
+    name = op_name(node)
+    fn = _ATEN.get(name) or _NAMED.get(name)
+    if fn is None:
+        raise Unsupported(f"{node.target} is not a row operation")
+    if name in ("_unsafe_view", "clone", "alias", "unsqueeze", "squeeze",
+                "convert_element_type", "_to_copy", "view", "reshape"):
+        extra = set(node.kwargs) - _ATEN_IGNORED_KWARGS
+        if extra:
+            raise Unsupported(f"{node.target} with {sorted(extra)[0]}=")
+        return lambda lw, n: _identity(lw, n)
+    return fn
+
+
 def _function_name(target):
     for space in (torch, F, torch.Tensor, torch.special):
         name = getattr(target, "__name__", None)
@@ -379,6 +479,8 @@ def lookup(node, modules):
     if node.op == "call_function":
         if node.target in _FUNCTIONS:
             return _FUNCTIONS[node.target]
+        if isinstance(node.target, torch._ops.OpOverload):
+            return _aten_lookup(node)
         name = _function_name(node.target)
         if name in _NAMED:
             return _NAMED[name]
@@ -394,4 +496,3 @@ def lookup(node, modules):
             raise Unsupported(f"module {type(m).__name__} is not a row operation")
         return lambda lw, n: fn(lw, n, m)
     raise Unsupported(f"{node.op} node")
-

@@ -14,6 +14,7 @@ import torch
 import torch.fx
 
 from ._fx_lower import Lowering, data_free, rows_of
+from ._fx_ops import op_name
 from ._fx_values import Unsupported
 
 
@@ -32,20 +33,31 @@ def record_values(gm, args):
 
 
 def _rows_of_node(node, record):
-    rows = [rows_of(tuple(v.shape)) for v in
-            [record.get(a) for a in node.all_input_nodes] + [record.get(node)]
-            if isinstance(v, torch.Tensor)]
-    return max(rows, default=None)
+    """The most rows among the node's tensor operands and result (a
+    reduction over another dim then fails to lower with its reason); with
+    symbolic row counts, which cannot be ordered, the result's."""
+    values = [record.get(a) for a in node.all_input_nodes] + [record.get(node)]
+    result = record.get(node)
+    if isinstance(result, tuple):
+        values += list(result)
+        result = next((v for v in result if isinstance(v, torch.Tensor)), None)
+    rows = [rows_of(v.shape) for v in values if isinstance(v, torch.Tensor)]
+    if not rows:
+        return None
+    if all(isinstance(r, int) for r in rows):
+        return max(rows)
+    return rows_of(result.shape) if isinstance(result, torch.Tensor) else rows[0]
 
 
 _COMPUTE_FREE = {"getitem", "view", "reshape", "contiguous", "float", "to", "type_as", "chunk",
-                 "split", "Identity"}
+                 "split", "Identity", "split_with_sizes", "slice", "clone", "expand", "alias",
+                 "_unsafe_view", "unsqueeze", "squeeze", "convert_element_type", "_to_copy"}
 
 
 def _does_compute(node, modules):
     if node.op == "call_module":
         return type(modules[node.target]).__name__ not in _COMPUTE_FREE
-    return getattr(node.target, "__name__", node.target) not in _COMPUTE_FREE
+    return op_name(node) not in _COMPUTE_FREE
 
 
 def probe(gm, record):

@@ -1,44 +1,79 @@
-"""lanejit.torch: compile PyTorch code; row-program subgraphs run as lanejit
-kernels and everything else stays torch (docs/torch.md).
+"""lanejit.torch: PyTorch code with its row programs as lanejit kernels
+(docs/torch.md).
 
     import lanejit.torch as ljt
-    model = ljt.compile(MyDecoderBlock())    # or ljt.compile(fn)
-    with torch.no_grad():
-        y = model(x)
-    print(ljt.explain(model, x))             # what was captured, what was not, why
+    model = ljt.compile(decoder_block)       # = torch.compile(block, backend="lanejit")
+    y = model(x)                             # inference or training
+    print(ljt.explain(model, x))             # kernels, programs, what Inductor kept and why
 
-The module or function is traced with torch.fx.symbolic_trace. For each new
-set of argument shapes (so each new column count C) the traced graph is
-specialized: maximal subgraphs of row operations over the last dimension
-(elementwise math, reductions over dim=-1, softmax, layer_norm, last-dim
-slices, chunk/split/cat) become one lanejit kernel each. Calls that cannot
-use a kernel run the original code, and explain() says why.
+compile() is torch.compile with the "lanejit" Dynamo backend (lanejit.dynamo):
+Dynamo captures the code, AOTAutograd makes forward and backward graphs,
+their maximal row-program subgraphs become lanejit kernels and Inductor
+compiles the rest (or eager runs it: rest="eager").
+
+trace() is the older capture without Dynamo: torch.fx.symbolic_trace, one
+specialization per argument shapes, inference only (no grad), the rest run
+by torch eagerly; its calls cost the least Python (a C fast path).
 """
 
-from ._fx_compiled import TOLERANCE, CheckError, Compiled
+import torch
+
+from ._fx_compiled import TOLERANCE, CheckError, Compiled, _compare
 from ._fx_explain import Explanation
 
-__all__ = ["compile", "explain", "CheckError", "Compiled", "Explanation", "TOLERANCE"]
+__all__ = ["compile", "trace", "explain", "CheckError", "Compiled", "Explanation", "TOLERANCE"]
 
 
-def compile(fn, check=False, **options):  # noqa: A001  (mirrors lanejit.compile)
-    """A callable that computes what `fn` (an nn.Module or a function of
-    tensors) does, with its row programs as lanejit kernels.
+def compile(fn, check=False, dynamic=None, fullgraph=False, **options):  # noqa: A001
+    """torch.compile(fn, backend="lanejit", options=options).
 
-    check=True also runs `fn` eagerly on every call and raises CheckError
-    when a result differs beyond atol = rtol = 5e-5. Other keyword
-    arguments are lanejit.compile options and switches (docs/switches.md).
+    Options: rest ("inductor" or "eager"), inductor (a dict of Inductor
+    options for the rest), and lanejit.compile options and switches
+    (docs/switches.md). check=True also runs `fn` eagerly on every call
+    and raises CheckError when a result differs beyond atol = rtol = 5e-5.
     """
+    from . import dynamo  # noqa: F401  (registers the backend by name)
+    compiled = torch.compile(fn, backend="lanejit", dynamic=dynamic, fullgraph=fullgraph,
+                             options=dict(options) or None)
+    if not check:
+        try:
+            compiled._lanejit_options = dict(options)  # for explain()
+        except AttributeError:
+            pass
+        return compiled
+    return _Checked(fn, compiled, options)
+
+
+class _Checked:
+    """compile(check=True): every call also runs eagerly and is compared."""
+
+    def __init__(self, fn, compiled, options):
+        self.original, self.compiled, self._lanejit_options = fn, compiled, options
+        self._orig_mod = fn
+
+    def __call__(self, *args, **kwargs):
+        out = self.compiled(*args, **kwargs)
+        with torch.no_grad():
+            _compare(out, self.original(*args, **kwargs))
+        return out
+
+
+def trace(fn, check=False, **options):
+    """The symbolic_trace capture (inference only, see the module's doc):
+    a callable that computes what `fn` does with its row programs as
+    lanejit kernels. Other keyword arguments are lanejit.compile options."""
     return Compiled(fn, check=check, **options)
 
 
 def explain(model, *args):
-    """What a call with `args` does: the captured subgraphs (torch nodes
-    replaced, lanejit program text) and each node left to torch with its
-    reason. `model` is what compile() returned (or a module or function,
-    compiled here). Specializes for args if no call did yet."""
-    if not isinstance(model, Compiled):
-        model = compile(model)
-    spec, reason = model.specialization(args)
-    name = getattr(model.graph_module, "_lanejit_name", None) or type(model.original).__name__
-    return Explanation(name, spec, reason)
+    """What a call with `args` does: each captured subgraph (the nodes it
+    replaced, the lanejit program text) and each node left to torch with
+    its reason. `model` is what compile() or trace() returned, or a module
+    or function (compiled with compile() here)."""
+    if isinstance(model, Compiled):
+        spec, reason = model.specialization(args)
+        name = getattr(model.graph_module, "_lanejit_name", None) or \
+            type(model.original).__name__
+        return Explanation(name, spec, reason)
+    from ._dynamo_explain import explain_compiled
+    return explain_compiled(model, args)

@@ -23,7 +23,7 @@ def warm(compiled, *args):
 @pytest.mark.parametrize("rows,cols", [(17, 65), (3, 1), (2, 34)])
 def test_seed_operators_call_their_kernel_directly_with_the_same_bits(case, rows, cols):
     name, fn, args = seed_cases(rows, cols)[case]
-    compiled = ljt.compile(fn)
+    compiled = ljt.trace(fn)
     with torch.no_grad():
         warm(compiled, *args)
         (last, runner), = compiled._fast.values()
@@ -37,7 +37,7 @@ def test_seed_operators_call_their_kernel_directly_with_the_same_bits(case, rows
 
 
 def test_guards_hold_on_a_cached_key():
-    compiled = ljt.compile(lambda a, b: F.silu(a) * b)
+    compiled = ljt.trace(lambda a, b: F.silu(a) * b)
     x, y = torch.randn(5, 33), torch.randn(5, 33)
     with torch.no_grad():
         warm(compiled, x, y)
@@ -67,7 +67,7 @@ def test_guards_hold_on_a_cached_key():
 
 def test_parameters_requiring_grad_fall_back_every_call_in_grad_mode():
     name, ln, (x,) = seed_cases(4, 33)[1]
-    compiled = ljt.compile(ln)
+    compiled = ljt.trace(ln)
     with torch.no_grad():
         warm(compiled, x)
     for _ in range(2):
@@ -84,7 +84,7 @@ def test_parameters_requiring_grad_fall_back_every_call_in_grad_mode():
 
 def test_in_place_parameter_updates_are_seen():
     name, ln, (x,) = seed_cases(4, 33)[1]
-    compiled = ljt.compile(ln)
+    compiled = ljt.trace(ln)
     with torch.no_grad():
         warm(compiled, x)
         for p in ln.parameters():
@@ -93,7 +93,7 @@ def test_in_place_parameter_updates_are_seen():
 
 
 def test_check_mode_still_compares_every_call(monkeypatch):
-    compiled = ljt.compile(F.silu, check=True)
+    compiled = ljt.trace(F.silu, check=True)
     x = torch.randn(3, 9)
     with torch.no_grad():
         warm(compiled, x)
@@ -109,7 +109,7 @@ def test_graphs_that_are_not_one_kernel_use_their_forward():
     block = DecoderBlock(c=32, heads=2, hidden=48).eval()
     x = torch.randn(1, 5, 32)
     cos, sin = torch.randn(5, 16), torch.randn(5, 16)
-    compiled = ljt.compile(block)
+    compiled = ljt.trace(block)
     with torch.no_grad():
         warm(compiled, x, cos, sin)
         (last, runner), = compiled._fast.values()

@@ -38,7 +38,7 @@ pytestmark = pytest.mark.skipif(not adapter_built(), reason="built without the t
 @pytest.mark.parametrize("rows,cols", [(17, 65), (3, 1), (2, 34), (1, 33), (40, 129)])
 def test_native_entry_gives_the_bits_of_the_full_path_and_the_plain_kernel(case, rows, cols):
     name, fn, args = seed_cases(rows, cols)[case]
-    compiled = ljt.compile(fn)
+    compiled = ljt.trace(fn)
     with torch.no_grad():
         warm(compiled, *args)
         assert _lanejit._fast_count(compiled) == 1, name
@@ -57,7 +57,7 @@ def test_native_entry_gives_the_bits_of_the_full_path_and_the_plain_kernel(case,
 
 def test_large_calls_release_the_gil_and_match():
     name, fn, args = seed_cases(300, 257)[3]  # rmsnorm: above the GIL threshold
-    compiled = ljt.compile(fn)
+    compiled = ljt.trace(fn)
     with torch.no_grad():
         warm(compiled, *args)
         assert _lanejit._fast_count(compiled) == 1
@@ -65,7 +65,7 @@ def test_large_calls_release_the_gil_and_match():
 
 
 def test_every_guard_falls_back_through_the_native_path():
-    compiled = ljt.compile(lambda a, b: F.silu(a) * b)
+    compiled = ljt.trace(lambda a, b: F.silu(a) * b)
     x, y = torch.randn(5, 33), torch.randn(5, 33)
     with torch.no_grad():
         warm(compiled, x, y)
@@ -117,7 +117,7 @@ def test_every_guard_falls_back_through_the_native_path():
 
 @pytest.mark.parametrize("warmed", [False, True])
 def test_wrong_argument_counts_raise_type_error(warmed):
-    compiled = ljt.compile(lambda a, b: F.silu(a) * b)
+    compiled = ljt.trace(lambda a, b: F.silu(a) * b)
     x = torch.randn(3, 8)
     with torch.no_grad():
         if warmed:
@@ -127,7 +127,7 @@ def test_wrong_argument_counts_raise_type_error(warmed):
                 with pytest.raises(TypeError):
                     compiled(*args)
         name, ln, (y,) = seed_cases(4, 33)[1]
-        module = ljt.compile(ln)
+        module = ljt.trace(ln)
         if warmed:
             warm(module, y)
         with pytest.raises(TypeError):
@@ -138,7 +138,7 @@ def test_wrong_argument_counts_raise_type_error(warmed):
 
 def test_parameters_are_guarded_on_every_call():
     name, ln, (x,) = seed_cases(4, 33)[1]
-    compiled = ljt.compile(ln)
+    compiled = ljt.trace(ln)
     with torch.no_grad():
         warm(compiled, x)
         assert _lanejit._fast_count(compiled) == 1
@@ -153,7 +153,7 @@ def test_parameters_are_guarded_on_every_call():
 
 
 def test_check_mode_never_uses_an_entry(monkeypatch):
-    compiled = ljt.compile(F.silu)
+    compiled = ljt.trace(F.silu)
     x = torch.randn(3, 9)
     with torch.no_grad():
         warm(compiled, x)
@@ -170,7 +170,7 @@ def test_graphs_that_are_not_one_kernel_run_their_forward_from_the_entry():
     block = DecoderBlock(c=32, heads=2, hidden=48).eval()
     x = torch.randn(1, 5, 32)
     cos, sin = torch.randn(5, 16), torch.randn(5, 16)
-    compiled = ljt.compile(block)
+    compiled = ljt.trace(block)
     with torch.no_grad():
         warm(compiled, x, cos, sin)
         assert _lanejit._fast_count(compiled) == 1
@@ -184,7 +184,7 @@ def test_graphs_that_are_not_one_kernel_run_their_forward_from_the_entry():
 def test_a_compiled_callable_is_collected():
     import gc
     import weakref
-    compiled = ljt.compile(lambda a: F.silu(a) * a)
+    compiled = ljt.trace(lambda a: F.silu(a) * a)
     x = torch.randn(2, 8)
     with torch.no_grad():
         warm(compiled, x)
@@ -230,7 +230,7 @@ def test_softmax_after_a_neg_inf_fill_matches_eager_with_special_rows(form, monk
         s[4, 0] = float("nan")             # NaN not masked
         m[4, 0] = False
         s[5] = -200.0                      # underflowing exponents
-        compiled = ljt.compile(module if form == "module" else fn)
+        compiled = ljt.trace(module if form == "module" else fn)
         with torch.no_grad():
             for _ in range(3):
                 got, want = compiled(s, m), fn(s, m)
@@ -244,7 +244,7 @@ def test_softmax_after_a_neg_inf_fill_matches_eager_with_special_rows(form, monk
             # the same bits as the exp of the filled value (NaN where it is NaN)
             with monkeypatch.context() as mp:
                 mp.setattr(_fx_ops, "_is_neg_inf", lambda v: False)
-                plain = ljt.compile(module if form == "module" else fn)
+                plain = ljt.trace(module if form == "module" else fn)
                 old = plain(s, m)
                 old = plain(s, m)
                 assert str(plain.last[0].groups[0].program) != text  # really the other lowering
@@ -257,7 +257,7 @@ def test_threads_share_the_entries():
     import threading
     for rows, cols in ((17, 65), (300, 257)):  # below and above the GIL threshold
         name, fn, args = seed_cases(rows, cols)[3]
-        compiled = ljt.compile(fn)
+        compiled = ljt.trace(fn)
         with torch.no_grad():
             warm(compiled, *args)
             want = compiled(*args)

@@ -26,7 +26,7 @@ def run(fn, *args, groups=None):
     """Compiles fn, runs it under no_grad, compares with eager; returns the
     explanation."""
     with torch.no_grad():
-        compiled = ljt.compile(fn)
+        compiled = ljt.trace(fn)
         got = compiled(*args)
         want = fn(*args)
         assert_close(got, want)
@@ -124,13 +124,13 @@ def test_decoder_block_end_to_end():
     assert "matmul is not a row operation" in text
     assert "module Linear is not a row operation" in text
     with torch.no_grad():
-        assert_close(ljt.compile(block, check=True)(x, cos, sin), block(x, cos, sin))
+        assert_close(ljt.trace(block, check=True)(x, cos, sin), block(x, cos, sin))
 
 
 def test_grad_mode_falls_back_with_reason():
     norm = RMSNorm(65)
     x = torch.randn(4, 65)
-    compiled = ljt.compile(norm)
+    compiled = ljt.trace(norm)
     y = compiled(x)  # parameters require grad and grad mode is on
     assert y.requires_grad
     y.sum().backward()
@@ -151,7 +151,7 @@ def test_grad_mode_falls_back_with_reason():
 ])
 def test_unsupported_pattern_stays_torch_with_reason(fn, args, reason):
     with torch.no_grad():
-        compiled = ljt.compile(fn)
+        compiled = ljt.trace(fn)
         assert_close(compiled(*args), fn(*args))
         text = str(ljt.explain(compiled, *args))
     assert reason in text, text
@@ -160,7 +160,7 @@ def test_unsupported_pattern_stays_torch_with_reason(fn, args, reason):
 def test_untraceable_function_falls_back():
     def branchy(x):
         return x.exp() if x.sum() > 0 else -x  # data-dependent control flow
-    compiled = ljt.compile(branchy)
+    compiled = ljt.trace(branchy)
     x = torch.randn(3, 8)
     with torch.no_grad():
         assert torch.equal(compiled(x), branchy(x))
@@ -168,7 +168,7 @@ def test_untraceable_function_falls_back():
 
 
 def test_keyword_arguments_fall_back():
-    compiled = ljt.compile(lambda x, y=None: x.exp())
+    compiled = ljt.trace(lambda x, y=None: x.exp())
     with torch.no_grad():
         compiled(torch.ones(2, 3), y=1)
     assert "keyword arguments" in compiled.last[1]
@@ -177,7 +177,7 @@ def test_keyword_arguments_fall_back():
 def test_recompiles_for_a_new_column_count_and_caches():
     def rms(x, w):
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * w
-    compiled = ljt.compile(rms)
+    compiled = ljt.trace(rms)
     with torch.no_grad():
         for c in (65, 66, 65, 4097, 66):
             x, w = torch.randn(5, c), torch.randn(c)
@@ -196,11 +196,11 @@ def test_non_contiguous_inputs():
 def test_check_mode_catches_a_wrong_kernel(monkeypatch):
     x = torch.randn(4, 33)
     with torch.no_grad():
-        ljt.compile(F.silu, check=True)(x)  # right: no error
+        ljt.trace(F.silu, check=True)(x)  # right: no error
         wrong = lambda lw, node: lanejit._fx_ops.elementwise(  # noqa: E731
             lambda v: v * lanejit._fx_ops._lj.sigmoid(v) * 1.001, lw.val(node.args[0]))
         monkeypatch.setitem(lanejit._fx_ops._NAMED, "silu", wrong)
-        compiled = ljt.compile(F.silu, check=True)
+        compiled = ljt.trace(F.silu, check=True)
         with pytest.raises(ljt.CheckError, match="differ from eager"):
             compiled(x)
         assert len(ljt.explain(compiled, x).groups) == 1
@@ -208,7 +208,7 @@ def test_check_mode_catches_a_wrong_kernel(monkeypatch):
 
 def test_explain_is_readable():
     with torch.no_grad():
-        text = str(ljt.explain(RMSNorm(65), torch.randn(3, 65)))
+        text = str(ljt.explain(ljt.trace(RMSNorm(65)), torch.randn(3, 65)))
     assert "1 subgraph(s) run as lanejit kernels" in text
     assert "replaced" in text and "program rmsnorm_0 {" in text and "rsqrt" in text
 
@@ -219,7 +219,7 @@ def test_in_place_operations_fall_back():
         x.add_(1)
         return z + x * y
     x, y = torch.randn(3, 8), torch.randn(3, 8)
-    compiled = ljt.compile(mutating)
+    compiled = ljt.trace(mutating)
     with torch.no_grad():
         got = compiled(x.clone(), y)
         assert torch.equal(got, mutating(x.clone(), y))
@@ -227,7 +227,7 @@ def test_in_place_operations_fall_back():
 
 
 def test_first_call_returns_the_recording_run_then_kernels_run():
-    compiled = ljt.compile(lambda x: torch.exp(x) + x)
+    compiled = ljt.trace(lambda x: torch.exp(x) + x)
     x = torch.randn(2, 5)
     with torch.no_grad():
         first = compiled(x)          # the specializing run (eager values) is the result

@@ -1,4 +1,4 @@
-// The `torch` peer: PyTorch eager through libtorch 1.13's C++ API (ATen).
+// The `torch` peer: PyTorch eager through libtorch's C++ API (ATen), the pinned torch wheel's.
 // The caller's buffers are wrapped with at::from_blob (no copies); every op
 // writes through an out= form into the output or into temporaries allocated
 // and touched in prepare(). Inference mode (no autograd bookkeeping) and one

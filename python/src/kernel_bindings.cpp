@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <span>
 
 namespace lanejit::python {
@@ -142,15 +143,34 @@ py::dict statsOf(const Kernel &k) {
   return d;
 }
 
+int runKernel(const void *kernel, const BufferRef *inputs, int input_count,
+              const BufferRef *outputs, int output_count, char *error, size_t error_size) {
+  try {
+    static_cast<const Kernel *>(kernel)->run(std::span(inputs, input_count),
+                                             std::span(outputs, output_count));
+    return 0;
+  } catch (const std::exception &e) {
+    std::snprintf(error, error_size, "%s", e.what());
+    return 1;
+  }
+}
+
+KernelRunner kernelRunner{runKernel};
+
 } // namespace
 
 void defineKernel(py::module_ &m) {
+  m.attr("_kernel_runner") = py::capsule(&kernelRunner, kKernelRunnerCapsule);
   py::class_<Kernel>(m, "Kernel", "A compiled program; call it like a function")
       .def("__call__", &call,
            "k(*inputs, out=None, threads=None): numpy in -> numpy out, torch in -> torch out; "
            "out= writes into the caller's arrays (zero-copy); threads= caps this call's "
            "threads (default: compile's threads=, else the CPU affinity count)")
       .def_property_readonly("program", &Kernel::program)
+      // For the torch adapter's operator (torch_table.h, KernelRunner): the
+      // object's address, valid while this Python object lives.
+      .def_property_readonly("_address",
+                             [](const Kernel &k) { return reinterpret_cast<uintptr_t>(&k); })
       .def_property_readonly("options", [](const Kernel &k) { return k.options().key(); })
       .def_property_readonly("stats", &statsOf)
       .def_property_readonly("input_names",

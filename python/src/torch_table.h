@@ -7,6 +7,9 @@
 
 #include <Python.h>
 
+#include <lanejit/buffer.h>
+
+#include <cstddef>
 #include <cstdint>
 
 namespace lanejit::python {
@@ -36,5 +39,18 @@ struct TorchTable {
 };
 
 constexpr const char *kTorchTableCapsule = "lanejit._lanejit_torch.table";
+
+// The other way round: what the adapter's `lanejit::row_program` operator
+// (python/torch/row_program_op.cpp) calls in the core module to run a
+// compiled kernel, so the adapter links no lanejit code of its own.
+struct KernelRunner {
+  // Runs the lanejit::Kernel at `kernel` (Kernel._address) on the buffers
+  // with its compile-time thread count. 0 on success; else 1 with a message
+  // in error (NUL-terminated, at most error_size bytes). Needs no GIL.
+  int (*run)(const void *kernel, const BufferRef *inputs, int input_count,
+             const BufferRef *outputs, int output_count, char *error, size_t error_size);
+};
+
+constexpr const char *kKernelRunnerCapsule = "lanejit._lanejit._kernel_runner";
 
 } // namespace lanejit::python

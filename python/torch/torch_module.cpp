@@ -1,4 +1,5 @@
-// _lanejit_torch: reads torch tensors for the core module (torch_table.h).
+// _lanejit_torch: reads torch tensors for the core module (torch_table.h),
+// and defines the lanejit::row_program operator (row_program_op.cpp).
 // Built only when libtorch's Python headers are present; imported by the
 // core module the first time it sees an argument that is not a numpy array
 // or a number while torch is loaded.
@@ -63,6 +64,9 @@ lanejit::python::TorchTable table{viewTensor, emptyTensor};
 
 } // namespace
 
+void defineRowProgram(py::module_ &m); // row_program_op.cpp
+
 PYBIND11_MODULE(_lanejit_torch, m) {
   m.attr("table") = py::capsule(&table, lanejit::python::kTorchTableCapsule);
+  defineRowProgram(m);
 }

@@ -245,3 +245,38 @@ def test_unknown_rest_option_is_a_clear_error():
     with pytest.raises(Exception, match="rest='gpu'"):
         compiled, _ = compile_recorded(lambda x: x * 2, rest="gpu")
         compiled(torch.randn(3))
+
+
+ADD_ONE = """program add_one {
+  in in0: f32[R, 4]
+  out out0: f32[R, 4]
+  %0 = load in0[0:4]
+  %1 = const f32 1
+  %2 = add %0, %1
+  out0[0:4] = %2
+}
+"""
+ADD_ONE_SIGNATURE = ('{"inputs": [["rows", null, false]], "options": {}, '
+                     '"outputs": [[0, null, 4, false]]}')
+
+
+def test_operator_compiles_a_kernel_it_has_not_seen():
+    # As when Inductor loads code it cached in another process: the first
+    # call of the operator compiles the kernel from its program text.
+    code = ("import torch, lanejit._row_op as r\n"
+            f"y = torch.ops.lanejit.row_program({ADD_ONE!r}, {ADD_ONE_SIGNATURE!r}, "
+            "[torch.arange(8.).reshape(2, 4)])\n"
+            "assert r.compiles == 1, r.compiles\n"
+            "assert torch.equal(y[0], torch.arange(8.).reshape(2, 4) + 1), y\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env=dict(os.environ), timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_operator_refuses_bad_arguments_with_messages():
+    with pytest.raises(RuntimeError, match="inputs where the program has"):
+        torch.ops.lanejit.row_program(ADD_ONE, ADD_ONE_SIGNATURE, [torch.ones(2, 4)] * 2)
+    with pytest.raises(RuntimeError, match="cannot compile its kernel"):
+        torch.ops.lanejit.row_program("program broken {", ADD_ONE_SIGNATURE, [torch.ones(2, 4)])
+    with pytest.raises(RuntimeError, match="lanejit::row_program"):  # 5 columns, not 4
+        torch.ops.lanejit.row_program(ADD_ONE, ADD_ONE_SIGNATURE, [torch.ones(2, 5)])

@@ -46,6 +46,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "python"))
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
+from lanejit import _write_whole, dynamo  # noqa: E402,F401  (dynamo registers the backend)
+from torch_compile import visit  # noqa: E402  (python/bench/torch_compile.py)
 from torch_models import DecoderBlock, RMSNorm, fixture, masked_softmax, rope  # noqa: E402
 
 VARIANTS = ("eager", "inductor", "lanejit")
@@ -103,7 +105,6 @@ def compiled(variant, fn, threads):
         return fn
     if variant == "inductor":
         return torch.compile(fn)
-    import lanejit.dynamo  # noqa: F401  (registers the backend)
     return torch.compile(fn, backend="lanejit", options={"threads": threads})
 
 
@@ -158,21 +159,6 @@ def check(name, kind, make, threads):
             assert torch.allclose(g, w, atol=1e-4, rtol=1e-3), f"{name}: {v} gradients differ"
 
 
-def per_call(fn, args, n):
-    t0 = time.perf_counter_ns()
-    for _ in range(n):
-        fn(*args)
-    return (time.perf_counter_ns() - t0) / n
-
-
-def visit(fn, args, visit_ns):
-    n = 1
-    per_call(fn, args, 3)
-    while per_call(fn, args, n) * n < visit_ns:
-        n *= 2
-    return statistics.median(per_call(fn, args, n) for _ in range(5))
-
-
 def paired(times, a, b):
     r = [x / y for x, y in zip(times[a], times[b])]
     return {"median": statistics.median(r), "min": min(r), "max": max(r),
@@ -219,14 +205,7 @@ def fmt(ns):
 
 
 def write_whole(path, text):
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".dynamo-")
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    _write_whole(path, text.encode())
 
 
 def chart(results):
@@ -280,6 +259,10 @@ def main():
         for name, kind, make in cases(a.quick):
             if a.only not in name:
                 continue
+            # Each case from nothing: Dynamo keeps what it saw per code object
+            # (a second length would make the sequence dynamic; past 8 entries
+            # it stops compiling and runs eagerly).
+            torch._dynamo.reset()
             check(name, kind, make, threads)
             model, args = make()
             fns = {v: callable_for(v, kind, model, threads) for v in VARIANTS}

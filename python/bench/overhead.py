@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """What a Python call of a lanejit kernel costs (a benchmark, not a test).
 
 For each small seed case (17x65; RoPE 17x66), in paired rounds, every
@@ -18,7 +18,7 @@ per-call mean; then per round the paired differences py-out - native and
 py-new - native (median [min-max]) and py-out / torch, with how many rounds
 lanejit's Python call beat torch.
 
-  /usr/bin/python3 python/bench/overhead.py [--rounds 200] [--calls 200] [--case layernorm]
+  PYTHONPATH=build/python .venv/bin/python python/bench/overhead.py [--rounds 200] [--calls 200] [--case layernorm]
 Run it with PYTHONPATH=build/python for the build tree's package.
 """
 import argparse

@@ -22,7 +22,7 @@ MALLOC_MMAP_THRESHOLD_/MALLOC_TRIM_THRESHOLD_/MALLOC_TOP_PAD_ raised, so
 both variants reuse freed memory as a long-running process's allocator does
 (--keep-malloc to measure without).
 
-    PYTHONPATH=build/python /usr/bin/python3 python/bench/torch_compile.py
+    PYTHONPATH=build/python .venv/bin/python python/bench/torch_compile.py
 """
 
 import argparse

@@ -24,7 +24,7 @@ import torch
 import torch.fx
 
 from ._fx_lower import Lowering, data_free, rows_of, static_shape
-from ._fx_partition import drop_data_movers, mask_edge, partition, probe
+from ._fx_partition import drop_data_movers, partition, probe
 from ._fx_values import Unsupported
 from ._row_op import kernel_for, row_program
 
@@ -144,8 +144,8 @@ def _lower(graph, options, rec):
     plans = []
     for nodes in drop_data_movers(partition(gm, rows, record), reasons, modules):
         members = set(nodes)
-        escaping = [n for n in nodes
-                    if any(u not in members and not mask_edge(u, record) for u in n.users)]
+        # Every use outside the group (a mask's too): its nodes are erased.
+        escaping = [n for n in nodes if any(u not in members for u in n.users)]
         name = f"row_program_{len(rec.groups) + len(plans)}"
         try:
             lw = Lowering(name, nodes, record, modules, rows[nodes[0]])
@@ -164,19 +164,30 @@ def _lower(graph, options, rec):
         nodes = plans.pop()[0]
         for n in nodes:
             reasons[n] = "its subgraph and an earlier one would need each other's results"
+    # A kernel runs where its last input is ready: it must not move across
+    # an in-place operation (Inductor keeps an inference graph's input
+    # mutations, a KV-cache update, in the graph).
+    plans = [p for p in plans if not _crosses_mutation(graph, p[0], p[1], reasons)]
+    # The new nodes' fake values, from the old ones', before the graph
+    # changes: what is left can hardly fail half-way.
     fake_mode = _fake_mode(graph)
-    replaced = {}  # a kernel's result node -> the getitem that now holds it
+    vals = []
     for nodes, lw, text, signature, notes in plans:
+        if fake_mode is None:
+            vals.append(None)
+            continue
+        with fake_mode:
+            vals.append(row_program(text, signature, [src.meta["val"] for src, _, _ in lw.inputs]))
+    replaced = {}  # a kernel's result node -> the getitem that now holds it
+    for (nodes, lw, text, signature, notes), val in zip(plans, vals):
         sources = [replaced.get(src, src) for src, _, _ in lw.inputs]
         with graph.inserting_before(nodes[0]):
             call = graph.call_function(row_program, (text, signature, sources))
             outs = [graph.call_function(operator.getitem, (call, k))
                     for k in range(len(lw.outputs))]
-        if fake_mode is not None:
-            with fake_mode:
-                vals = row_program(text, signature, [s.meta["val"] for s in sources])
-            call.meta["val"] = vals
-            for o, v in zip(outs, vals):
+        if val is not None:
+            call.meta["val"] = val
+            for o, v in zip(outs, val):
                 o.meta["val"] = v
         for (node, _, _), o in zip(lw.outputs, outs):
             node.replace_all_uses_with(o)
@@ -197,6 +208,19 @@ def _lower(graph, options, rec):
     for n, reason in reasons.items():
         if n in alive and n.op == "call_function" and n.target is not operator.getitem:
             rec.torch_nodes[n.name] = (_describe(n), reason)
+
+
+def _crosses_mutation(graph, nodes, lw, reasons):
+    order = {n: i for i, n in enumerate(graph.nodes)}
+    lo = min(order[n] for n in nodes)
+    hi = max([order[n] for n in nodes] + [order[src] for src, _, _ in lw.inputs])
+    for n in graph.nodes:
+        if lo < order[n] < hi and n.op == "call_function" and \
+                isinstance(n.target, torch._ops.OpOverload) and n.target._schema.is_mutable:
+            for m in nodes:
+                reasons[m] = f"its kernel would move across the in-place {n.target} ({n.name})"
+            return True
+    return False
 
 
 def _cycle(graph, groups):

@@ -17,7 +17,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <unordered_map>
@@ -120,14 +122,85 @@ BufferRef rowsRef(const at::Tensor &x) {
   return BufferRef::matrix(x.data_ptr(), rows, cols, stride);
 }
 
+// Inputs broadcast over outer dims (RoPE's cos and sin [T, D] against
+// q [B, H, T, D]) are not copied to rows: the kernel runs once per outer
+// index, over the inner dims' rows, each input at its own offset. This is
+// that plan, or none (outer count 1, or layouts it does not cover: then
+// broadcast inputs are copied to rows).
+struct OuterLoop {
+  std::vector<int64_t> outer;  // the outer dims' sizes
+  int64_t count = 1;           // their product
+  int64_t inner_rows = 1;      // rows per launch
+  // Per broadcast input: its element stride per outer dim (0: broadcast).
+  std::vector<std::vector<int64_t>> strides;
+};
+
+constexpr int64_t kMaxLaunches = 4096;
+
+std::optional<OuterLoop> outerLoop(const std::vector<int64_t> &target,
+                                   const std::vector<at::Tensor> &broadcast,
+                                   const std::vector<at::Tensor> &rows,
+                                   const std::vector<at::Tensor> &outputs) {
+  if (broadcast.empty() || target.size() < 2)
+    return std::nullopt;
+  std::vector<int64_t> lead(target.begin(), target.end() - 1);
+  for (const at::Tensor &t : rows)
+    if (!t.is_contiguous() || std::vector<int64_t>(t.sizes().begin(), t.sizes().end() - 1) != lead)
+      return std::nullopt;
+  for (const at::Tensor &t : outputs)
+    if (std::vector<int64_t>(t.sizes().begin(), t.sizes().end() - 1) != lead)
+      return std::nullopt;
+  size_t dims = lead.size();
+  // Padded on the left to the target's rank: sizes and element strides.
+  auto padded = [&](const at::Tensor &x, size_t i, bool stride) -> int64_t {
+    size_t pad = dims + 1 - x.dim();
+    if (i < pad)
+      return stride ? 0 : 1;
+    return stride ? x.stride(i - pad) : x.size(i - pad);
+  };
+  // The leading dims from `inner` on are every broadcast input's own (not
+  // broadcast): a launch covers them; the ones before are looped over.
+  size_t inner = 0;
+  for (const at::Tensor &x : broadcast) {
+    if (x.dim() > static_cast<int64_t>(dims) + 1 || !x.is_contiguous())
+      return std::nullopt;
+    size_t i = dims;
+    while (i > 0 && padded(x, i - 1, false) == lead[i - 1])
+      --i;
+    inner = std::max(inner, i);
+  }
+  OuterLoop plan;
+  plan.outer.assign(lead.begin(), lead.begin() + inner);
+  for (int64_t d : plan.outer)
+    plan.count *= d;
+  for (size_t i = inner; i < dims; ++i)
+    plan.inner_rows *= lead[i];
+  if (plan.count <= 1 || plan.count > kMaxLaunches || plan.inner_rows == 0)
+    return std::nullopt;
+  for (const at::Tensor &x : broadcast) {
+    std::vector<int64_t> st;
+    for (size_t i = 0; i < inner; ++i)
+      st.push_back(padded(x, i, false) == 1 ? 0 : padded(x, i, true));
+    plan.strides.push_back(std::move(st));
+  }
+  return plan;
+}
+
+int runKernel(const Entry &e, const std::vector<BufferRef> &in, const std::vector<BufferRef> &out,
+              char (&error)[512]) {
+  return runner->run(e.kernel, in.data(), static_cast<int>(in.size()), out.data(),
+                     static_cast<int>(out.size()), error, sizeof error);
+}
+
 std::vector<at::Tensor> rowProgram(c10::string_view program, c10::string_view signature,
                                    at::TensorList inputs) {
   const Entry &e = entryFor(program, signature);
   TORCH_CHECK(inputs.size() == e.inputs.size(), "lanejit::row_program: ", inputs.size(),
               " inputs where the program has ", e.inputs.size());
-  std::vector<at::Tensor> held; // prepared inputs, alive through the call
-  std::vector<BufferRef> in, out;
-  held.reserve(inputs.size());
+  std::vector<at::Tensor> held(inputs.size()); // prepared inputs, alive through the call
+  std::vector<BufferRef> in(inputs.size()), out;
+  std::vector<size_t> broadcast_at, rows_at;
+  std::vector<int64_t> target;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const InputRule &rule = e.inputs[i];
     at::Tensor x = inputs[i];
@@ -137,23 +210,29 @@ std::vector<at::Tensor> rowProgram(c10::string_view program, c10::string_view si
     case Kind::Scalar:
       if (x.dim() != 0)
         x = x.reshape({});
-      in.push_back(BufferRef::scalar(x.data_ptr()));
+      in[i] = BufferRef::scalar(x.data_ptr());
       break;
     case Kind::Columns:
       if (x.dim() != 1 || x.stride(0) != 1)
         x = x.reshape({-1}).contiguous();
-      in.push_back(BufferRef::vector(x.data_ptr(), x.numel()));
+      in[i] = BufferRef::vector(x.data_ptr(), x.numel());
       break;
-    case Kind::Broadcast:
-      x = x.expand(rule.broadcast.of(inputs)).contiguous();
-      in.push_back(rowsRef(x));
-      break;
-    case Kind::Rows:
-      x = asRows(x);
-      in.push_back(rowsRef(x));
+    case Kind::Broadcast: {
+      std::vector<int64_t> t = rule.broadcast.of(inputs);
+      TORCH_CHECK(target.empty() || t == target,
+                  "lanejit::row_program: broadcast inputs of different shapes");
+      target = std::move(t);
+      x = x.contiguous();
+      broadcast_at.push_back(i);
       break;
     }
-    held.push_back(std::move(x));
+    case Kind::Rows:
+      x = asRows(x);
+      in[i] = rowsRef(x);
+      rows_at.push_back(i);
+      break;
+    }
+    held[i] = std::move(x);
   }
   std::vector<at::Tensor> results;
   results.reserve(e.outputs.size());
@@ -162,15 +241,53 @@ std::vector<at::Tensor> rowProgram(c10::string_view program, c10::string_view si
     out.push_back(rowsRef(y.dim() < 2 ? y.view({1, -1}) : y));
     results.push_back(std::move(y));
   }
+  std::vector<at::Tensor> bx, rx;
+  for (size_t i : broadcast_at)
+    bx.push_back(held[i]);
+  for (size_t i : rows_at)
+    rx.push_back(held[i]);
+  std::optional<OuterLoop> loop = outerLoop(target, bx, rx, results);
+  if (!loop)
+    for (size_t i : broadcast_at) { // copied to rows
+      held[i] = held[i].expand(target).contiguous();
+      in[i] = rowsRef(held[i]);
+    }
   char error[512];
-  int failed;
-  if (PyGILState_Check()) { // called from Python (Inductor's wrapper): let others run
-    py::gil_scoped_release release;
-    failed = runner->run(e.kernel, in.data(), static_cast<int>(in.size()), out.data(),
-                         static_cast<int>(out.size()), error, sizeof error);
-  } else {
-    failed = runner->run(e.kernel, in.data(), static_cast<int>(in.size()), out.data(),
-                         static_cast<int>(out.size()), error, sizeof error);
+  int failed = 0;
+  {
+    std::optional<py::gil_scoped_release> release;
+    if (PyGILState_Check()) // called from Python (Inductor's wrapper): let others run
+      release.emplace();
+    if (!loop) {
+      failed = runKernel(e, in, out, error);
+    } else {
+      std::vector<BufferRef> in_at = in, out_at = out;
+      std::vector<int64_t> index(loop->outer.size(), 0);
+      for (int64_t o = 0; o < loop->count && !failed; ++o) {
+        for (size_t i : rows_at)
+          in_at[i] = BufferRef::matrix(static_cast<float *>(in[i].data) +
+                                           o * loop->inner_rows * in[i].cols,
+                                       loop->inner_rows, in[i].cols);
+        for (size_t k = 0; k < out.size(); ++k)
+          out_at[k] = BufferRef::matrix(static_cast<float *>(out[k].data) +
+                                            o * loop->inner_rows * out[k].cols,
+                                        loop->inner_rows, out[k].cols);
+        for (size_t b = 0; b < broadcast_at.size(); ++b) {
+          const at::Tensor &x = held[broadcast_at[b]];
+          int64_t offset = 0;
+          for (size_t d = 0; d < index.size(); ++d)
+            offset += index[d] * loop->strides[b][d];
+          in_at[broadcast_at[b]] = BufferRef::matrix(static_cast<float *>(x.data_ptr()) + offset,
+                                                     loop->inner_rows, x.size(-1));
+        }
+        failed = runKernel(e, in_at, out_at, error);
+        for (size_t d = index.size(); d-- > 0;) { // the next outer index
+          if (++index[d] < loop->outer[d])
+            break;
+          index[d] = 0;
+        }
+      }
+    }
   }
   TORCH_CHECK(!failed, "lanejit::row_program: ", error);
   for (size_t i = 0; i < results.size(); ++i)

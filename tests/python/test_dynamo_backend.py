@@ -33,6 +33,13 @@ def fresh_dynamo():
     yield
 
 
+def run_python(code):
+    """Runs code in a fresh interpreter (nothing imported yet); asserts it passed."""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env=dict(os.environ), timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
 def close(a, b, tol=TOL):
     a, b = a.double(), b.double()
     return bool(((a - b).abs() <= tol + tol * b.abs()).all())
@@ -236,9 +243,7 @@ def test_backend_found_by_name_through_its_entry_point():
             "with torch.no_grad():\n"
             "    torch.testing.assert_close(f(x), torch.nn.RMSNorm(64)(x))\n"
             "import sys; assert 'lanejit.dynamo' in sys.modules\n")
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                       env=dict(os.environ), timeout=300)
-    assert r.returncode == 0, r.stdout + r.stderr
+    run_python(code)
 
 
 def test_unknown_rest_option_is_a_clear_error():
@@ -268,9 +273,7 @@ def test_operator_compiles_a_kernel_it_has_not_seen():
             "[torch.arange(8.).reshape(2, 4)])\n"
             "assert r.compiles == 1, r.compiles\n"
             "assert torch.equal(y[0], torch.arange(8.).reshape(2, 4) + 1), y\n")
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                       env=dict(os.environ), timeout=300)
-    assert r.returncode == 0, r.stdout + r.stderr
+    run_python(code)
 
 
 def test_operator_refuses_bad_arguments_with_messages():
@@ -280,3 +283,33 @@ def test_operator_refuses_bad_arguments_with_messages():
         torch.ops.lanejit.row_program("program broken {", ADD_ONE_SIGNATURE, [torch.ones(2, 4)])
     with pytest.raises(RuntimeError, match="lanejit::row_program"):  # 5 columns, not 4
         torch.ops.lanejit.row_program(ADD_ONE, ADD_ONE_SIGNATURE, [torch.ones(2, 5)])
+
+
+def test_in_place_update_of_an_input_is_kept_in_order():
+    def f(x, buf):
+        a = x * buf
+        buf.add_(1)  # a KV-cache-like update Inductor keeps in the graph
+        return torch.exp(a) + buf * 3
+    x = torch.randn(4, 32)
+    buf = torch.randn(4, 32)
+    want_buf = buf.clone()
+    want = f(x, want_buf)
+    compiled, sink = compile_recorded(f)
+    with torch.no_grad():
+        got = compiled(x, buf)
+    assert close(got, want) and torch.equal(buf, want_buf)
+    assert kernels(sink)
+
+
+@pytest.mark.parametrize("cos_shape", [(7, 16), (2, 1, 7, 16), (1, 1, 7, 16), (3, 1, 16)])
+def test_inputs_broadcast_over_outer_dims(cos_shape):
+    # RoPE's cos and sin against q [B, H, T, D]: the operator runs the kernel
+    # once per outer index instead of copying them to rows.
+    from torch_models import rope
+    g = torch.Generator().manual_seed(1)
+    q = torch.randn(2, 3, 7, 16, generator=g)
+    cos, sin = torch.randn(cos_shape, generator=g), torch.randn(cos_shape, generator=g)
+    compiled, sink = compile_recorded(rope)
+    with torch.no_grad():
+        assert close(compiled(q, cos, sin), rope(q, cos, sin))
+    assert kernels(sink)

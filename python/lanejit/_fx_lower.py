@@ -15,6 +15,7 @@ import math
 
 import sympy
 import torch
+from torch._subclasses.fake_tensor import FakeTensor
 from torch.fx import Node
 
 from . import _lanejit as _lj
@@ -168,7 +169,9 @@ class Lowering:
         shape = static_shape(t.shape)
         out = self.record[self.current]
         out_shape = static_shape(out.shape) if isinstance(out, torch.Tensor) else shape
-        if isinstance(key, Node) and t.dtype == torch.bool and data_free(key):
+        # (A mask Dynamo's graph left fake has no data to recognise.)
+        if isinstance(key, Node) and t.dtype == torch.bool and data_free(key) and \
+                not isinstance(t, FakeTensor):
             full = t.expand(out_shape).reshape(-1, out_shape[-1]) if len(out_shape) >= 2 else None
             expr = None if full is None else _causal(full, out_shape[-2])
             if expr is not None:

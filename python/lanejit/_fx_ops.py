@@ -211,13 +211,16 @@ def _softmax(lw, node):
     return _softmax_of(lw, _softmax_input(lw, node))
 
 
-def _log_softmax(lw, node):
-    source = _softmax_input(lw, node)
+def _log_softmax_of(lw, source):
     x = lw.val(source)
     mx = reduce("max", x)
     z = elementwise(lambda p, m: p - m, x, mx)
     lse = _lj.log(reduce("sum", _exp_shifted(lw, source, x, mx)).expr)
     return elementwise(lambda p, s: p - s, z, Uniform(lse))
+
+
+def _log_softmax(lw, node):
+    return _log_softmax_of(lw, _softmax_input(lw, node))
 
 
 def _layer_norm_value(x, eps, weight, bias):
@@ -386,13 +389,7 @@ def _aten_softmax(log):
         if lw.const(a["half_to_float"]):
             raise Unsupported("softmax with half_to_float")
         _last_dim(lw, node, a["dim"], a["input"])
-        if log:
-            source = a["input"]
-            x = lw.val(source)
-            mx = reduce("max", x)
-            lse = _lj.log(reduce("sum", _exp_shifted(lw, source, x, mx)).expr)
-            return elementwise(lambda p, m, s: (p - m) - s, x, mx, Uniform(lse))
-        return _softmax_of(lw, a["input"])
+        return (_log_softmax_of if log else _softmax_of)(lw, a["input"])
     return lower
 
 

@@ -19,6 +19,7 @@ Options (torch.compile(..., options={...})):
               e.g. {"threads": 2}
 """
 
+import collections
 import functools
 import hashlib
 import os
@@ -29,23 +30,30 @@ from ._graph_pass import GraphRecord, lower_graph
 
 __all__ = ["backend", "records"]
 
-# Every graph the backend lowered in this process, oldest first: what
-# lanejit.torch.explain reads (it compiles a fresh copy to fill its own).
-records = []
+# The graphs the backend lowered in this process (the last 256), oldest
+# first. A graph Inductor found in its cache is not lowered again and has
+# no record; lanejit.torch.explain compiles a fresh copy for its own.
+records = collections.deque(maxlen=256)
 
 
-def _pass_uuid(options):
-    """Inductor's cache key for the pass: its source and the options (the
-    operator's arguments carry the programs, so a cached graph stays valid
-    in another process)."""
+@functools.lru_cache(maxsize=None)
+def _package_hash():
+    """The package's files (its Python and its compiled modules), by name,
+    size and modification time."""
     h = hashlib.sha256()
     here = os.path.dirname(os.path.abspath(__file__))
     for name in sorted(os.listdir(here)):
-        if name.endswith(".py"):
-            with open(os.path.join(here, name), "rb") as f:
-                h.update(name.encode() + f.read())
-    h.update(repr(sorted(options.items())).encode())
+        if name.endswith((".py", ".so")):
+            st = os.stat(os.path.join(here, name))
+            h.update(f"{name} {st.st_size} {st.st_mtime_ns}\n".encode())
     return h.hexdigest()
+
+
+def _pass_uuid(options):
+    """Inductor's cache key for the pass: the package and the options (the
+    operator's arguments carry the programs, so a cached graph stays valid
+    in another process)."""
+    return hashlib.sha256((_package_hash() + repr(sorted(options.items()))).encode()).hexdigest()
 
 
 def _make_pass(options, sink):

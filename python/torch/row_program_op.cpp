@@ -21,6 +21,7 @@
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -337,6 +338,18 @@ void registerRowProgram(const std::string &program, const std::string &signature
     o.is_bool = t[3].cast<bool>();
     e.outputs.push_back(o);
   }
+  // A reference names one of the operator's inputs (its shape is read).
+  auto check = [&](const ShapeRule &r) {
+    if (r.ref >= static_cast<int>(e.inputs.size()))
+      throw std::invalid_argument("lanejit::row_program: a shape refers to input " +
+                                  std::to_string(r.ref) + " of " +
+                                  std::to_string(e.inputs.size()));
+  };
+  for (const InputRule &r : e.inputs)
+    if (r.kind == Kind::Broadcast)
+      check(r.broadcast);
+  for (const OutputRule &o : e.outputs)
+    check(o.shape);
   std::unique_lock lock(registry_mutex);
   registry.try_emplace(keyOf(program, signature), std::move(e));
 }

@@ -313,3 +313,12 @@ def test_inputs_broadcast_over_outer_dims(cos_shape):
     with torch.no_grad():
         assert close(compiled(q, cos, sin), rope(q, cos, sin))
     assert kernels(sink)
+
+
+def test_a_one_row_reduction_to_a_scalar():
+    def f(x):
+        return (x * 2).sum(-1) + 1  # [n] -> a 0-d result
+    compiled, sink = compile_recorded(f)
+    x = torch.randn(33)
+    with torch.no_grad():
+        assert close(compiled(x), f(x))

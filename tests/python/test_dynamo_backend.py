@@ -322,3 +322,19 @@ def test_a_one_row_reduction_to_a_scalar():
     x = torch.randn(33)
     with torch.no_grad():
         assert close(compiled(x), f(x))
+
+
+def test_layer_norm_and_gelu_backward_become_kernels():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.LayerNorm(48), torch.nn.GELU(approximate="tanh"))
+    reference = copy.deepcopy(model)
+    compiled, sink = compile_recorded(model)
+    x = torch.randn(6, 48, requires_grad=True)
+    x2 = x.detach().clone().requires_grad_()
+    compiled(x).square().sum().backward()
+    reference(x2).square().sum().backward()
+    assert close(x.grad, x2.grad, 1e-4)
+    for p, q in zip(model.parameters(), reference.parameters()):
+        assert close(p.grad, q.grad, 1e-4)
+    backward = [r for r in sink if any("tangents" in i for g in r.groups for i in g["inputs"])]
+    assert backward and any("reduce.sum" in g["program"] for g in backward[0].groups)

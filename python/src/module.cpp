@@ -14,7 +14,7 @@ PYBIND11_MODULE(_lanejit, m) {
       if (p)
         std::rethrow_exception(p);
     } catch (const lanejit::Error &e) {
-      error(e.what());
+      pybind11::set_error(error, e.what());
     }
   });
   lanejit::python::defineProgram(m);

@@ -167,7 +167,11 @@ def _lower(graph, options, rec):
     # A kernel runs where its last input is ready: it must not move across
     # an in-place operation (Inductor keeps an inference graph's input
     # mutations, a KV-cache update, in the graph).
-    plans = [p for p in plans if not _crosses_mutation(graph, p[0], p[1], reasons)]
+    order = {n: i for i, n in enumerate(graph.nodes)}
+    mutations = [n for n in graph.nodes if n.op == "call_function" and
+                 isinstance(n.target, torch._ops.OpOverload) and n.target._schema.is_mutable]
+    plans = [p for p in plans
+             if not _crosses_mutation(order, mutations, p[0], p[1], reasons)]
     # The new nodes' fake values, from the old ones', before the graph
     # changes: what is left can hardly fail half-way.
     fake_mode = _fake_mode(graph)
@@ -210,13 +214,11 @@ def _lower(graph, options, rec):
             rec.torch_nodes[n.name] = (_describe(n), reason)
 
 
-def _crosses_mutation(graph, nodes, lw, reasons):
-    order = {n: i for i, n in enumerate(graph.nodes)}
+def _crosses_mutation(order, mutations, nodes, lw, reasons):
     lo = min(order[n] for n in nodes)
     hi = max([order[n] for n in nodes] + [order[src] for src, _, _ in lw.inputs])
-    for n in graph.nodes:
-        if lo < order[n] < hi and n.op == "call_function" and \
-                isinstance(n.target, torch._ops.OpOverload) and n.target._schema.is_mutable:
+    for n in mutations:
+        if lo < order[n] < hi:
             for m in nodes:
                 reasons[m] = f"its kernel would move across the in-place {n.target} ({n.name})"
             return True

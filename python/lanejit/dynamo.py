@@ -56,14 +56,19 @@ def _pass_uuid(options):
     return hashlib.sha256((_package_hash() + repr(sorted(options.items()))).encode()).hexdigest()
 
 
+def _lower_into(graph, options, sink):
+    """The pass on one graph, its record appended to sink."""
+    rec = GraphRecord(f"graph {len(sink)}")
+    lower_graph(graph, options, rec)
+    sink.append(rec)
+
+
 def _make_pass(options, sink):
     from torch._inductor.custom_graph_pass import CustomGraphPass
 
     class RowProgramPass(CustomGraphPass):
         def __call__(self, graph):
-            rec = GraphRecord(f"graph {len(sink)}")
-            lower_graph(graph, options, rec)
-            sink.append(rec)
+            _lower_into(graph, options, sink)
 
         def uuid(self):
             # None (no Inductor cache) when explain() needs the pass to run.
@@ -74,9 +79,7 @@ def _make_pass(options, sink):
 
 def _eager_compiler(options, sink, gm, example_inputs):
     from torch._functorch.aot_autograd import make_boxed_func
-    rec = GraphRecord(f"graph {len(sink)}")
-    lower_graph(gm.graph, options, rec)
-    sink.append(rec)
+    _lower_into(gm.graph, options, sink)
     gm.recompile()
     return make_boxed_func(gm.forward)
 

@@ -3,11 +3,14 @@
 //   ObjectReport r = inspect::inspectKernel(compile(library::rope()));
 //   std::cout << inspect::toText(r);
 //
-// Everything here is read from the relocatable object the JIT linked
-// (Kernel::object()): function symbols and sizes from the symbol table,
-// frame sizes from the .stack_sizes section, instructions from LLVM's MC
-// disassembler, call targets from the relocations. Nothing is estimated from
-// IR. docs/inspect.md explains each field and its limits.
+// Everything here is read from an ELF object: the relocatable object the JIT
+// linked (Kernel::object()), one `lanejit aot` wrote, or a shared object from
+// a C++ compiler (e.g. a TorchInductor kernel's .so). Function symbols and
+// sizes come from the symbol table, frame sizes from the .stack_sizes
+// section (else the prologue), instructions from LLVM's MC disassembler,
+// call targets from the relocations (in a shared object: the PLT and GOT).
+// Nothing is estimated from IR. docs/inspect.md explains each field and its
+// limits.
 #pragma once
 
 #include <cstdint>
@@ -37,7 +40,7 @@ struct MemoryOps {
 
 struct CallSite {
   uint64_t offset = 0;   // of the call instruction, from the function start
-  std::string target;    // symbol name, or "indirect"
+  std::string target;    // symbol name (through the PLT: the import's), or "indirect"
   bool internal = false; // the target is defined in the same object
 };
 
@@ -52,11 +55,16 @@ struct Loop {
 
 struct FunctionReport {
   std::string name;
-  uint64_t address = 0; // within its section
+  // The symbol's value: its offset in its section in a relocatable object,
+  // its virtual address in a shared object or executable.
+  uint64_t address = 0;
   uint64_t bytes = 0;
   int instructions = 0;
   int64_t stack_frame = -1; // bytes; -1 when unknown
   std::string stack_source; // "stack-sizes section", "prologue" or "unknown"
+  // The prologue's "and rsp, -N" realignment (N bytes), 0 if none: its
+  // padding depends on the caller's rsp and is not in stack_frame.
+  int64_t stack_alignment = 0;
   // Deepest byte used below rsp (the red zone a leaf function may use
   // without moving rsp); not part of stack_frame.
   int64_t red_zone = 0;
@@ -78,6 +86,7 @@ struct FunctionReport {
 
 struct ObjectReport {
   std::string format; // e.g. "elf64-x86-64"
+  std::string kind;   // "relocatable", "shared object" or "executable"
   std::string triple;
   std::vector<FunctionReport> functions; // by address
   std::vector<std::string> undefined;    // imported symbols, sorted
@@ -86,6 +95,12 @@ struct ObjectReport {
 // Throws Error(Kind::Io) when `bytes` is not an object LLVM can read or its
 // code cannot be disassembled.
 ObjectReport inspectObject(std::string_view bytes);
+// Only the named functions, each with the parts the compiler split off it
+// and named after it ("kernel" keeps kernel.cold and kernel._omp_fn.0: a
+// '.' is in no C or C++ name, so such a symbol is the compiler's); empty
+// `functions` keeps every function. Throws Error(Kind::Bind) naming the
+// first function the object does not define.
+ObjectReport inspectObject(std::string_view bytes, const std::vector<std::string> &functions);
 ObjectReport inspectKernel(const Kernel &kernel);
 
 // Human-readable and JSON forms (the JSON's keys are the field names above).
@@ -95,8 +110,10 @@ std::string toJson(const ObjectReport &report);
 // name with any trailing "_<digits>" dropped); "no differences" when none.
 std::string diff(const ObjectReport &before, const ObjectReport &after,
                  const std::string &before_label, const std::string &after_label);
-// An Intel-syntax listing of every function, call targets named.
+// An Intel-syntax listing of every function (or of the named ones, chosen as
+// by inspectObject), call targets named.
 std::string disassemble(std::string_view bytes);
+std::string disassemble(std::string_view bytes, const std::vector<std::string> &functions);
 
 // The symbols an AOT object may import (memcpy, memmove, memset), and the
 // imports of `report` outside that set.

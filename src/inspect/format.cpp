@@ -28,6 +28,8 @@ std::string frameText(const FunctionReport &f) {
   if (f.stack_frame < 0)
     return "unknown";
   std::string text = fmt::format("{} bytes ({})", f.stack_frame, f.stack_source);
+  if (f.stack_alignment > 0)
+    text += fmt::format(", realigned to {} bytes (padding not counted)", f.stack_alignment);
   if (f.red_zone > 0)
     text += fmt::format(" + {} bytes of red zone below rsp", f.red_zone);
   return text;
@@ -87,7 +89,10 @@ std::string innermostText(const FunctionReport &f) {
 } // namespace
 
 std::string toText(const ObjectReport &r) {
-  std::string out = fmt::format("object: {} ({})\n", r.format, r.triple);
+  // A relocatable object is what inspect reads by default: only the other
+  // kinds are named.
+  std::string out = fmt::format("object: {} ({}){}\n", r.format, r.triple,
+                                r.kind.empty() || r.kind == "relocatable" ? "" : ", " + r.kind);
   out += "imports: " +
          (r.undefined.empty() ? std::string("none")
                               : fmt::format("{}", fmt::join(r.undefined, ", "))) +
@@ -116,8 +121,9 @@ std::string toText(const ObjectReport &r) {
 }
 
 std::string toJson(const ObjectReport &r) {
-  std::string out = fmt::format("{{\n  \"format\": {},\n  \"triple\": {},\n  \"undefined\": [",
-                                jsonString(r.format), jsonString(r.triple));
+  std::string out = fmt::format(
+      "{{\n  \"format\": {},\n  \"kind\": {},\n  \"triple\": {},\n  \"undefined\": [",
+      jsonString(r.format), jsonString(r.kind), jsonString(r.triple));
   for (size_t i = 0; i < r.undefined.size(); ++i)
     out += (i ? ", " : "") + jsonString(r.undefined[i]);
   out += "],\n  \"functions\": [";
@@ -126,10 +132,10 @@ std::string toJson(const ObjectReport &r) {
     out += i ? ",\n    {" : "\n    {";
     out += fmt::format(
         "\"name\": {}, \"address\": {}, \"bytes\": {}, \"instructions\": {}, "
-        "\"stack_frame\": {}, \"stack_source\": {}, \"red_zone\": {}, \"vector_bits\": {},"
-        "\n     \"calls\": [",
+        "\"stack_frame\": {}, \"stack_source\": {}, \"stack_alignment\": {}, \"red_zone\": {}, "
+        "\"vector_bits\": {},\n     \"calls\": [",
         jsonString(f.name), f.address, f.bytes, f.instructions, f.stack_frame,
-        jsonString(f.stack_source), f.red_zone, f.vector_bits);
+        jsonString(f.stack_source), f.stack_alignment, f.red_zone, f.vector_bits);
     for (size_t c = 0; c < f.calls.size(); ++c)
       out += fmt::format("{}{{\"offset\": {}, \"target\": {}, \"internal\": {}}}", c ? ", " : "",
                          f.calls[c].offset, jsonString(f.calls[c].target), f.calls[c].internal);

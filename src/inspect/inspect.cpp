@@ -13,15 +13,55 @@
 #include <algorithm>
 
 namespace lanejit::inspect {
+namespace {
+
+// The part the compiler split off `name` and named after it: "name.cold",
+// "name._omp_fn.0", "name.constprop.0" ('.' is in no C or C++ name).
+bool partOf(const std::string &symbol, const std::string &name) {
+  return symbol.size() > name.size() + 1 && symbol.compare(0, name.size(), name) == 0 &&
+         symbol[name.size()] == '.';
+}
+
+// The functions of `decoded` that `names` selects (all when empty), in
+// address order.
+std::vector<const DecodedFunction *> select(const DecodedObject &decoded,
+                                            const std::vector<std::string> &names) {
+  for (const std::string &name : names)
+    if (std::find(decoded.defined.begin(), decoded.defined.end(), name) == decoded.defined.end()) {
+      constexpr size_t shown = 12;
+      std::string defined;
+      for (size_t i = 0; i < decoded.defined.size() && i < shown; ++i)
+        defined += (i ? ", " : "") + decoded.defined[i];
+      if (decoded.defined.size() > shown)
+        defined += fmt::format(" and {} more", decoded.defined.size() - shown);
+      throw Error(Error::Kind::Bind,
+                  fmt::format("no function '{}' in the object; it defines {}", name,
+                              defined.empty() ? "none" : defined));
+    }
+  std::vector<const DecodedFunction *> chosen;
+  for (const DecodedFunction &fn : decoded.functions)
+    if (names.empty() || std::any_of(names.begin(), names.end(), [&](const std::string &name) {
+          return fn.name == name || partOf(fn.name, name);
+        }))
+      chosen.push_back(&fn);
+  return chosen;
+}
+
+} // namespace
 
 ObjectReport inspectObject(std::string_view bytes) {
+  return inspectObject(bytes, {});
+}
+
+ObjectReport inspectObject(std::string_view bytes, const std::vector<std::string> &functions) {
   DecodedObject decoded = readObject(bytes);
   ObjectReport report;
   report.format = decoded.format;
+  report.kind = decoded.kind;
   report.triple = decoded.triple;
   report.undefined = decoded.undefined;
-  for (const DecodedFunction &fn : decoded.functions)
-    report.functions.push_back(measureFunction(fn, decoded));
+  for (const DecodedFunction *fn : select(decoded, functions))
+    report.functions.push_back(measureFunction(*fn, decoded));
   return report;
 }
 
@@ -33,14 +73,19 @@ ObjectReport inspectKernel(const Kernel &kernel) {
 }
 
 std::string disassemble(std::string_view bytes) {
+  return disassemble(bytes, {});
+}
+
+std::string disassemble(std::string_view bytes, const std::vector<std::string> &functions) {
   DecodedObject decoded = readObject(bytes);
   std::string out;
-  for (const DecodedFunction &fn : decoded.functions) {
+  for (const DecodedFunction *chosen : select(decoded, functions)) {
+    const DecodedFunction &fn = *chosen;
     out += fmt::format("{}:  # {} bytes at {:#x}\n", fn.name, fn.bytes, fn.address);
     for (const DecodedInstruction &inst : fn.instructions) {
       std::string note;
-      if (!inst.relocation_symbol.empty() && (inst.is_call || inst.is_branch))
-        note = "  # -> " + inst.relocation_symbol;
+      if (!inst.target.empty())
+        note = "  # -> " + inst.target;
       else if (!inst.relocation_symbol.empty())
         note = "  # reloc " + inst.relocation_symbol;
       else if (inst.branch_target)

@@ -1,6 +1,6 @@
 #include "inspect/metrics.h"
 
-#include <fmt/format.h>
+#include "inspect/prologue.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -125,25 +125,6 @@ bool insideInnermost(const std::vector<Loop> &loops, uint64_t offset) {
   });
 }
 
-// Frame size from the prologue, when the object has no .stack_sizes entry:
-// pushes at entry (8 bytes each) plus "sub rsp, N".
-int64_t prologueFrame(const DecodedFunction &fn) {
-  int64_t frame = 0;
-  for (const DecodedInstruction &inst : fn.instructions) {
-    const std::string &t = inst.text;
-    if (startsWith(t, "push ")) {
-      frame += 8;
-    } else if (startsWith(t, "sub rsp, ")) {
-      frame += std::strtoll(t.c_str() + 9, nullptr, 0);
-      break;
-    } else if (!startsWith(t, "mov rbp, rsp") && !startsWith(t, "endbr64") &&
-               !startsWith(t, "and rsp, ")) {
-      break;
-    }
-  }
-  return frame;
-}
-
 // "[rsp - 112]": the leaf function's red zone, below the stack pointer.
 int64_t redZone(const DecodedFunction &fn) {
   int64_t deepest = 0;
@@ -202,8 +183,10 @@ FunctionReport measureFunction(const DecodedFunction &fn, const DecodedObject &o
     r.stack_frame = static_cast<int64_t>(*fn.stack_size);
     r.stack_source = "stack-sizes section";
   } else {
-    r.stack_frame = prologueFrame(fn);
-    r.stack_source = "prologue";
+    PrologueFrame prologue = readPrologue(fn);
+    r.stack_frame = prologue.bytes;
+    r.stack_source = prologue.bytes < 0 ? "unknown" : "prologue";
+    r.stack_alignment = prologue.alignment;
   }
   r.red_zone = redZone(fn);
   for (const DecodedInstruction &inst : fn.instructions)
@@ -218,17 +201,7 @@ FunctionReport measureFunction(const DecodedFunction &fn, const DecodedObject &o
       continue;
     CallSite call;
     call.offset = inst.offset;
-    if (!inst.relocation_symbol.empty())
-      call.target = inst.relocation_symbol;
-    else if (inst.branch_target) {
-      uint64_t at = fn.address + static_cast<uint64_t>(*inst.branch_target);
-      call.target = fmt::format("{:#x}", at);
-      for (const DecodedFunction &other : object.functions)
-        if (at >= other.address && at < other.address + std::max<uint64_t>(other.bytes, 1))
-          call.target = other.name;
-    } else {
-      call.target = "indirect";
-    }
+    call.target = inst.target.empty() ? "indirect" : inst.target;
     call.internal = std::find(object.defined.begin(), object.defined.end(), call.target) !=
                     object.defined.end();
     r.calls.push_back(call);

@@ -1,22 +1,18 @@
 #include "inspect/object_reader.h"
 
+#include "inspect/disassembler.h"
+#include "inspect/plt.h"
+
 #include <lanejit/error.h>
 
-#include <llvm/MC/MCAsmInfo.h>
-#include <llvm/MC/MCContext.h>
-#include <llvm/MC/MCDisassembler/MCDisassembler.h>
+#include <fmt/format.h>
+
+#include <llvm/BinaryFormat/ELF.h>
 #include <llvm/MC/MCInst.h>
-#include <llvm/MC/MCInstPrinter.h>
-#include <llvm/MC/MCInstrAnalysis.h>
-#include <llvm/MC/MCInstrInfo.h>
-#include <llvm/MC/MCRegisterInfo.h>
-#include <llvm/MC/MCSubtargetInfo.h>
-#include <llvm/MC/MCTargetOptions.h>
-#include <llvm/MC/TargetRegistry.h>
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Object/ObjectFile.h>
+#include <llvm/Support/Endian.h>
 #include <llvm/Support/LEB128.h>
-#include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
@@ -36,44 +32,6 @@ template <typename T> T orFail(llvm::Expected<T> value, const std::string &what)
     fail(what + ": " + llvm::toString(value.takeError()));
   return std::move(*value);
 }
-
-// Everything the MC layer needs to decode and print one target's code.
-struct Disassembler {
-  std::unique_ptr<llvm::MCRegisterInfo> registers;
-  std::unique_ptr<llvm::MCAsmInfo> asmInfo;
-  std::unique_ptr<llvm::MCSubtargetInfo> subtarget;
-  std::unique_ptr<llvm::MCInstrInfo> instrInfo;
-  std::unique_ptr<llvm::MCContext> context;
-  std::unique_ptr<llvm::MCDisassembler> decoder;
-  std::unique_ptr<llvm::MCInstPrinter> printer;
-  std::unique_ptr<llvm::MCInstrAnalysis> analysis;
-
-  explicit Disassembler(const llvm::Triple &triple) {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetDisassembler();
-    std::string problem;
-    const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple.str(), problem);
-    if (!target)
-      fail("no disassembler for " + triple.str() + ": " + problem);
-    llvm::MCTargetOptions options;
-    registers.reset(target->createMCRegInfo(triple.str()));
-    asmInfo.reset(target->createMCAsmInfo(*registers, triple.str(), options));
-    // No CPU or features: the x86 decoder accepts every encoding (AVX-512
-    // included) regardless, so any object decodes as written.
-    subtarget.reset(target->createMCSubtargetInfo(triple.str(), "", ""));
-    instrInfo.reset(target->createMCInstrInfo());
-    if (!registers || !asmInfo || !subtarget || !instrInfo)
-      fail("cannot set up a disassembler for " + triple.str());
-    context =
-        std::make_unique<llvm::MCContext>(triple, asmInfo.get(), registers.get(), subtarget.get());
-    decoder.reset(target->createMCDisassembler(*subtarget, *context));
-    // Variant 1 is Intel syntax on x86: memory operands carry their size.
-    printer.reset(target->createMCInstPrinter(triple, 1, *asmInfo, *instrInfo, *registers));
-    analysis.reset(target->createMCInstrAnalysis(instrInfo.get()));
-    if (!decoder || !printer || !analysis)
-      fail("LLVM has no disassembler/printer for " + triple.str());
-  }
-};
 
 // section index -> (offset in section -> symbol named by a relocation there)
 using RelocationMap = std::map<uint64_t, std::map<uint64_t, std::string>>;
@@ -121,15 +79,46 @@ RelocationMap relocationsByTarget(const llvm::object::ObjectFile &object) {
   return map;
 }
 
-// .stack_sizes: per function an address (a relocation to the function or to
-// its section plus an addend) and a ULEB128 frame size.
-// Returns (section name or function name, value) -> size.
-std::map<std::pair<std::string, uint64_t>, uint64_t>
-stackSizes(const llvm::object::ObjectFile &object) {
-  std::map<std::pair<std::string, uint64_t>, uint64_t> sizes;
-  const auto *elf = llvm::dyn_cast<llvm::object::ELFObjectFileBase>(&object);
-  if (!elf)
+// .stack_sizes: per function an address and a ULEB128 frame size. In a
+// relocatable object the address is a relocation (to the function, or to
+// its section plus an addend); in a linked one it is written out.
+// Returns (section name or function name, value) -> size; linked: ("", address).
+using StackSizes = std::map<std::pair<std::string, uint64_t>, uint64_t>;
+
+void linkedStackSizes(const llvm::object::ObjectFile &object, StackSizes &sizes) {
+  for (const llvm::object::SectionRef &section : object.sections()) {
+    auto name = section.getName();
+    if (!name) {
+      llvm::consumeError(name.takeError());
+      continue;
+    }
+    if (*name != ".stack_sizes")
+      continue;
+    auto contents = section.getContents();
+    if (!contents) {
+      llvm::consumeError(contents.takeError());
+      continue;
+    }
+    const uint8_t *at = contents->bytes_begin(), *end = contents->bytes_end();
+    while (end - at > 8) {
+      uint64_t address = llvm::support::endian::read64le(at);
+      unsigned length = 0;
+      const char *error = nullptr;
+      uint64_t size = llvm::decodeULEB128(at + 8, &length, end, &error);
+      if (error)
+        break;
+      sizes[{"", address}] = size;
+      at += 8 + length;
+    }
+  }
+}
+
+StackSizes stackSizes(const llvm::object::ObjectFile &object, bool linked) {
+  StackSizes sizes;
+  if (linked) {
+    linkedStackSizes(object, sizes);
     return sizes;
+  }
   for (const llvm::object::SectionRef &section : object.sections()) {
     auto relocated = relocatedBy(object, section);
     if (!relocated)
@@ -196,6 +185,77 @@ DecodedInstruction decodeOne(const Disassembler &d, const llvm::MCInst &inst, ui
   return out;
 }
 
+// A defined function symbol and where its bytes are. `address` is the
+// symbol's value: in a relocatable object every section starts at 0, so it
+// is the offset in the section; in a linked one, the virtual address.
+struct FunctionSymbol {
+  std::string name;
+  llvm::object::SectionRef section;
+  uint64_t address = 0, size = 0;
+};
+
+// The function a call or branch target lies in ("" if none): by address in
+// a linked object, within the same section in a relocatable one.
+std::string functionAt(const std::vector<FunctionSymbol> &functions, bool linked,
+                       const llvm::object::SectionRef &section, uint64_t address) {
+  const FunctionSymbol *inside = nullptr;
+  for (const FunctionSymbol &f : functions) {
+    if (!linked && f.section != section)
+      continue;
+    if (address == f.address)
+      return f.name;
+    if (!inside && address > f.address && address - f.address < f.size)
+      inside = &f;
+  }
+  return inside ? inside->name : "";
+}
+
+// Calls, and branches that leave the function or whose target is a
+// relocation's (a tail call) or unknown (an indirect jump), are named.
+bool needsTarget(const DecodedInstruction &inst, uint64_t functionBytes) {
+  if (inst.is_call)
+    return true;
+  if (!inst.is_branch)
+    return false;
+  if (!inst.branch_target || !inst.relocation_symbol.empty())
+    return true;
+  return *inst.branch_target < 0 || static_cast<uint64_t>(*inst.branch_target) >= functionBytes;
+}
+
+// DecodedInstruction::target. A relocatable object's relocation names it;
+// otherwise a direct target is a PLT entry's import (`plt`: linked objects
+// only) or lies in a function, and a memory-indirect one in a linked object
+// may read a GOT slot (`call qword ptr [rip + X]`, -fno-plt).
+std::string targetName(const DecodedInstruction &inst, const llvm::MCInst &mc,
+                       const FunctionSymbol &from, const std::vector<FunctionSymbol> &functions,
+                       const LinkedCallTargets *plt, const Disassembler &d) {
+  if (!inst.relocation_symbol.empty())
+    return inst.relocation_symbol;
+  uint64_t address = from.address + inst.offset;
+  if (!inst.branch_target) {
+    if (!plt)
+      return "";
+    auto slot = d.analysis->evaluateMemoryOperandAddress(mc, d.subtarget.get(), address, inst.size);
+    return slot ? plt->gotSlot(*slot) : "";
+  }
+  uint64_t to = from.address + static_cast<uint64_t>(*inst.branch_target);
+  std::string name = plt ? plt->pltEntry(to) : "";
+  if (name.empty())
+    name = functionAt(functions, plt != nullptr, from.section, to);
+  return name.empty() ? fmt::format("{:#x}", to) : name;
+}
+
+std::string elfKind(uint16_t type) {
+  switch (type) {
+  case llvm::ELF::ET_REL: return "relocatable";
+  case llvm::ELF::ET_DYN: return "shared object";
+  case llvm::ELF::ET_EXEC: return "executable";
+  }
+  fail("inspect reads relocatable objects, shared objects and executables; this ELF file has "
+       "type " +
+       std::to_string(type));
+}
+
 } // namespace
 
 DecodedObject readObject(std::string_view bytes) {
@@ -204,23 +264,40 @@ DecodedObject readObject(std::string_view bytes) {
   llvm::MemoryBufferRef buffer(llvm::StringRef(bytes.data(), bytes.size()), "kernel object");
   std::unique_ptr<llvm::object::ObjectFile> object =
       orFail(llvm::object::ObjectFile::createObjectFile(buffer), "not an object file LLVM reads");
-  if (!object->isELF())
+  const auto *elf = llvm::dyn_cast<llvm::object::ELFObjectFileBase>(object.get());
+  if (!elf)
     fail("inspect reads ELF objects; this one is " + object->getFileFormatName().str());
   DecodedObject out;
   out.format = object->getFileFormatName().str();
+  out.kind = elfKind(elf->getEType());
+  bool linked = elf->getEType() != llvm::ELF::ET_REL;
   llvm::Triple triple = object->makeTriple();
   out.triple = triple.str();
   if (triple.getArch() != llvm::Triple::x86_64)
     fail("inspect reads x86-64 objects; this one is " + out.triple);
   Disassembler d(triple);
-  RelocationMap relocations = relocationsByTarget(*object);
-  auto frames = stackSizes(*object);
+  // Code in a relocatable object names its targets by relocations; in a
+  // linked one they are resolved, and imports go through the PLT or GOT.
+  RelocationMap relocations;
+  std::optional<LinkedCallTargets> plt;
+  if (linked)
+    plt.emplace(*object, d);
+  else
+    relocations = relocationsByTarget(*object);
+  StackSizes frames = stackSizes(*object, linked);
 
-  for (const llvm::object::SymbolRef &symbol : object->symbols()) {
+  // .symtab names local functions too (kernel._omp_fn.0, kernel.cold); a
+  // stripped linked object keeps only .dynsym, its exported functions.
+  std::vector<llvm::object::SymbolRef> symbols(object->symbol_begin(), object->symbol_end());
+  if (linked && symbols.empty())
+    for (const llvm::object::ELFSymbolRef &symbol : elf->getDynamicSymbolIterators())
+      symbols.push_back(symbol);
+  std::vector<FunctionSymbol> functions;
+  for (const llvm::object::SymbolRef &symbol : symbols) {
     uint32_t flags = orFail(symbol.getFlags(), "reading a symbol's flags");
     std::string name = symbolName(symbol);
     if (flags & llvm::object::SymbolRef::SF_Undefined) {
-      if (!name.empty() && name != "?")
+      if (!linked && !name.empty() && name != "?")
         out.undefined.push_back(name);
       continue;
     }
@@ -229,21 +306,44 @@ DecodedObject readObject(std::string_view bytes) {
     auto section = orFail(symbol.getSection(), "finding " + name + "'s section");
     if (section == object->section_end())
       continue;
-    llvm::StringRef contents = orFail(section->getContents(), "reading " + name + "'s section");
+    uint64_t address = orFail(symbol.getAddress(), "reading " + name + "'s address");
+    functions.push_back(
+        FunctionSymbol{name, *section, address, llvm::object::ELFSymbolRef(symbol).getSize()});
+  }
+  // A linked object's imports are what its dynamic linker must resolve.
+  if (linked)
+    for (const llvm::object::ELFSymbolRef &symbol : elf->getDynamicSymbolIterators()) {
+      auto flags = symbol.getFlags();
+      if (!flags) {
+        llvm::consumeError(flags.takeError());
+        continue;
+      }
+      std::string name = symbolName(symbol);
+      if ((*flags & llvm::object::SymbolRef::SF_Undefined) && !name.empty() && name != "?")
+        out.undefined.push_back(name);
+    }
+
+  for (const FunctionSymbol &symbol : functions) {
+    const std::string &name = symbol.name;
+    llvm::StringRef contents =
+        orFail(symbol.section.getContents(), "reading " + name + "'s section");
+    uint64_t sectionAddress = symbol.section.getAddress();
+    uint64_t offset = symbol.address - sectionAddress; // in the section
+    if (symbol.address < sectionAddress || offset > contents.size() ||
+        symbol.size > contents.size() - offset)
+      fail("symbol " + name + " lies outside its section");
     DecodedFunction fn;
     fn.name = name;
-    fn.address =
-        orFail(symbol.getAddress(), "reading " + name + "'s address") - section->getAddress();
-    fn.bytes = llvm::object::ELFSymbolRef(symbol).getSize();
-    if (fn.address > contents.size() || fn.bytes > contents.size() - fn.address)
-      fail("symbol " + name + " lies outside its section");
+    fn.address = symbol.address;
+    fn.bytes = symbol.size;
     out.defined.push_back(name);
-    std::string sectionName = orFail(section->getName(), "reading a section name").str();
-    for (auto key : {std::pair{name, uint64_t{0}}, std::pair{sectionName, fn.address}})
+    std::string sectionName = orFail(symbol.section.getName(), "reading a section name").str();
+    for (auto key : {std::pair{name, uint64_t{0}}, std::pair{sectionName, offset},
+                     std::pair{std::string(), symbol.address}})
       if (auto it = frames.find(key); it != frames.end())
         fn.stack_size = it->second;
-    const auto &sectionRelocations = relocations[section->getIndex()];
-    llvm::ArrayRef<uint8_t> code(contents.bytes_begin() + fn.address, fn.bytes);
+    const auto &sectionRelocations = relocations[symbol.section.getIndex()];
+    llvm::ArrayRef<uint8_t> code(contents.bytes_begin() + offset, fn.bytes);
     for (uint64_t at = 0; at < fn.bytes;) {
       llvm::MCInst inst;
       uint64_t size = 0;
@@ -259,9 +359,11 @@ DecodedObject readObject(std::string_view bytes) {
         continue;
       }
       DecodedInstruction decoded = decodeOne(d, inst, address, size, fn.address);
-      auto rel = sectionRelocations.lower_bound(address);
-      if (rel != sectionRelocations.end() && rel->first < address + size)
+      auto rel = sectionRelocations.lower_bound(offset + at);
+      if (rel != sectionRelocations.end() && rel->first < offset + at + size)
         decoded.relocation_symbol = rel->second;
+      if (needsTarget(decoded, fn.bytes))
+        decoded.target = targetName(decoded, inst, symbol, functions, plt ? &*plt : nullptr, d);
       fn.instructions.push_back(std::move(decoded));
       at += size;
     }

@@ -1,9 +1,11 @@
 // readObject: an object file's functions as decoded instructions.
 //
-// The only part of src/inspect/ that touches LLVM: it opens the object,
-// finds its function symbols, reads the .stack_sizes section, and runs the
-// MC disassembler with an Intel-syntax printer over each function. What the
-// instructions mean is decided by metrics.cpp, from these plain records.
+// With disassembler.cpp and plt.cpp, the only part of src/inspect/ that
+// touches LLVM: it opens the object (relocatable, or linked: a shared object
+// or executable), finds its function symbols, reads the .stack_sizes
+// section, runs the MC disassembler with an Intel-syntax printer over each
+// function and names what its calls reach. What the instructions mean is
+// decided by metrics.cpp, from these plain records.
 #pragma once
 
 #include <cstdint>
@@ -23,11 +25,17 @@ struct DecodedInstruction {
   // Relative branch/call target, function-relative (may lie outside it).
   std::optional<int64_t> branch_target;
   std::string relocation_symbol; // symbol a relocation inside the bytes names
+  // What a call, or a branch leaving the function, reaches: a symbol (the
+  // relocation's, the PLT entry's or GOT slot's, or the function the target
+  // lies in), else the target's address in hex; "" when indirect.
+  std::string target;
 };
 
 struct DecodedFunction {
   std::string name;
-  uint64_t address = 0; // within its section
+  // The symbol's value: the offset in its section in a relocatable object,
+  // the virtual address in a linked one.
+  uint64_t address = 0;
   uint64_t bytes = 0;
   std::optional<uint64_t> stack_size; // from .stack_sizes, when present
   std::vector<DecodedInstruction> instructions;
@@ -35,9 +43,11 @@ struct DecodedFunction {
 
 struct DecodedObject {
   std::string format, triple;
+  std::string kind; // "relocatable", "shared object" or "executable"
   std::vector<DecodedFunction> functions; // by address
   std::vector<std::string> defined;       // every defined function name
-  std::vector<std::string> undefined;     // sorted
+  // Imports, sorted: the undefined symbols (of .dynsym when linked).
+  std::vector<std::string> undefined;
 };
 
 // Throws Error(Kind::Io) with a clear message on anything it cannot read.

@@ -1,4 +1,5 @@
 // `lanejit inspect` and `lanejit dump`'s stages, run as a user would.
+#include "inspect/shared_object_builder.h"
 #include "support/command_line.h"
 
 #include <gtest/gtest.h>
@@ -119,6 +120,47 @@ TEST_F(InspectCli, BadInvocationsAreOneLineErrors) {
   expectError("inspect '" + (dir_ / "missing.o").string() + "'", "cannot read");
   std::ofstream(dir_ / "junk.o") << "not an ELF file\n";
   expectError("inspect '" + (dir_ / "junk.o").string() + "'", "not an object file");
+}
+
+TEST_F(InspectCli, SharedObjectFunctions) {
+  if (!lanejit::test::haveCxx())
+    GTEST_SKIP() << "no C++ compiler (c++) to build a shared object";
+  ASSERT_FALSE(lanejit::test::buildSharedObject(scratch_, "kernel", "cpp",
+                                                lanejit::test::kKernelSource,
+                                                lanejit::test::kKernelFlags)
+                   .empty());
+  std::string so = "'" + (dir_ / "kernel.so").string() + "'";
+  Result all = run("inspect " + so);
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_NE(all.out.find(", shared object\n"), std::string::npos) << all.out;
+  EXPECT_NE(all.out.find("function unrelated\n"), std::string::npos) << all.out;
+
+  Result one = run("inspect " + so + " --function kernel");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_NE(one.out.find("function kernel\n"), std::string::npos) << one.out;
+  EXPECT_EQ(one.out.find("function unrelated"), std::string::npos) << one.out;
+  EXPECT_NE(one.out.find("(prologue)"), std::string::npos) << one.out;
+  EXPECT_NE(one.out.find("expf@0x"), std::string::npos) << "the call, named\n" << one.out;
+
+  // Repeatable, before the file too; with --json and --disasm.
+  Result two = run("inspect --function unrelated --function kernel " + so + " --json");
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  EXPECT_NE(two.out.find("\"kind\": \"shared object\""), std::string::npos) << two.out;
+  EXPECT_NE(two.out.find("\"name\": \"kernel\""), std::string::npos) << two.out;
+  EXPECT_NE(two.out.find("\"name\": \"unrelated\""), std::string::npos) << two.out;
+  Result listing = run("inspect " + so + " --function unrelated --disasm");
+  ASSERT_EQ(listing.exit_code, 0) << listing.err;
+  EXPECT_EQ(listing.out.rfind("unrelated:", 0), 0u) << listing.out;
+  EXPECT_EQ(listing.out.find("kernel:"), std::string::npos) << listing.out;
+
+  expectError("inspect " + so + " --function nosuch", "no function 'nosuch' in the object");
+}
+
+TEST_F(InspectCli, FunctionFilterOnAProgram) {
+  Result r = run("inspect lib:rope --lanes 16 --function lanejit_rope_0");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("function lanejit_rope_0\n"), std::string::npos) << r.out;
+  expectError("inspect lib:rope --function rope", "no function 'rope' in the object");
 }
 
 } // namespace

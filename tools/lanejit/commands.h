@@ -47,6 +47,7 @@ struct InspectArgs {
   bool json = false;
   bool disassemble = false;
   std::string diff; // switches for a second compile to compare with, or empty
+  std::vector<std::string> functions; // --function: only these (and their parts)
 };
 // Prints the code metrics of the kernel's object (inspect.cpp).
 void inspectCommand(const InspectArgs &args);

@@ -17,33 +17,45 @@ namespace {
   throw Error(Error::Kind::Bind, "--diff: " + message);
 }
 
-} // namespace
+// A relocatable object (NAME.o, e.g. one `lanejit aot` wrote) or a shared
+// object (NAME.so, NAME.so.1, e.g. a TorchInductor kernel's).
+bool isObjectPath(const std::string &path) {
+  if (path.ends_with(".o") || path.ends_with(".so"))
+    return true;
+  size_t so = path.rfind(".so.");
+  return so != std::string::npos &&
+         path.find_first_not_of("0123456789.", so + 4) == std::string::npos;
+}
 
-// An object file given directly (e.g. one `lanejit aot` wrote).
+// An object file given directly.
 void inspectObjectFile(const InspectArgs &args) {
   if (!args.diff.empty())
     badSwitch("compares two compiles of a program, not object files");
   std::string bytes = io::readUserFile(args.program);
   if (args.disassemble) {
-    fmt::print("{}", inspect::disassemble(bytes));
+    fmt::print("{}", inspect::disassemble(bytes, args.functions));
     return;
   }
-  inspect::ObjectReport report = inspect::inspectObject(bytes);
+  inspect::ObjectReport report = inspect::inspectObject(bytes, args.functions);
   fmt::print("{}", args.json ? inspect::toJson(report) : inspect::toText(report));
 }
 
+} // namespace
+
 void inspectCommand(const InspectArgs &args) {
-  if (args.program.ends_with(".o")) {
+  if (isObjectPath(args.program)) {
     inspectObjectFile(args);
     return;
   }
   Program program = loadProgram(args.program);
   Kernel kernel = compile(program, args.options);
   if (args.disassemble) {
-    fmt::print("{}", inspect::disassemble(kernel.object()));
+    fmt::print("{}", inspect::disassemble(kernel.object(), args.functions));
     return;
   }
-  inspect::ObjectReport report = inspect::inspectKernel(kernel);
+  inspect::ObjectReport report = args.functions.empty()
+                                     ? inspect::inspectKernel(kernel)
+                                     : inspect::inspectObject(kernel.object(), args.functions);
   if (args.diff.empty() && args.json) {
     fmt::print("{}", inspect::toJson(report));
     return;
@@ -59,8 +71,10 @@ void inspectCommand(const InspectArgs &args) {
   if (args.diff.find_first_not_of(" ") == std::string::npos)
     badSwitch(
         "give the second setting's switches, e.g. --diff=\"--disable SPECIALIZE_FULL_PACKETS\"");
-  inspect::ObjectReport other =
-      inspect::inspectKernel(compile(program, applySwitches(args.options, args.diff)));
+  Kernel second = compile(program, applySwitches(args.options, args.diff));
+  inspect::ObjectReport other = args.functions.empty()
+                                    ? inspect::inspectKernel(second)
+                                    : inspect::inspectObject(second.object(), args.functions);
   if (args.json) {
     fmt::print("{{\"before\": {},\"after\": {}}}\n", inspect::toJson(report),
                inspect::toJson(other));

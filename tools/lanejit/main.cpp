@@ -75,13 +75,19 @@ int runMain(int argc, char **argv) {
       app.add_subcommand("inspect", "code metrics per function, read from the compiled object");
   inspect
       ->add_option("program", inspect_args.program,
-                   "text program file, lib:NAME, or an object file (NAME.o)")
+                   "text program file, lib:NAME, or an object file (NAME.o, NAME.so)")
       ->required();
   inspect->add_flag("--json", inspect_args.json, "machine-readable output");
   inspect->add_option("--diff", inspect_args.diff,
                       "compare with a second compile under these switches, e.g. "
                       "--diff='--lanes 8 --disable-pass cse'");
   inspect->add_flag("--disasm", inspect_args.disassemble, "print the object's disassembly");
+  // One name per --function, so a name never swallows the program argument.
+  inspect
+      ->add_option("--function", inspect_args.functions,
+                   "only this function and the parts split off it (NAME.cold, "
+                   "NAME._omp_fn.0); repeatable")
+      ->allow_extra_args(false);
   inspect_flags.add(*inspect);
 
   lanejit::cli::AotArgs aot_args;

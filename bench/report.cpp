@@ -60,7 +60,54 @@ std::string ratioCell(const RatioSummary &s) {
   return fmt::format("{} [{}–{}] {}/{}", g4(s.median), g4(s.min), g4(s.max), s.wins, s.rounds);
 }
 
+// What the seed published for its six cases (Apple M1 Max, FP32, frozen
+// TorchInductor, full-packet specialization off, pointwise fusion on; the
+// seed note's table): On/Inductor median [range], lost 6/6 rounds each.
+struct SeedPublished {
+  const char *id, *on_over_inductor;
+};
+constexpr SeedPublished kSeedPublished[] = {
+    {"rope-17x66", "11.25 [11.2–11.53] 0/6"},       {"rope-1024x4098", "4.089 [3.97–4.251] 0/6"},
+    {"layernorm-17x65", "3.924 [3.888–3.967] 0/6"}, {"layernorm-1024x4097", "1.088 [1.086–1.09] 0/6"},
+    {"swiglu-17x65", "1.934 [1.912–1.965] 0/6"},    {"swiglu-1024x4097", "1.66 [1.641–1.675] 0/6"},
+};
+
+std::string timeCell(const CaseRecord &c, const std::string &variant) {
+  for (const auto &[name, seconds] : c.time_s)
+    if (name == variant)
+      return g4(seconds * 1e6);
+  return "–";
+}
+
+std::string ratioCell(const CaseRecord &c, const std::string &num, const std::string &den) {
+  for (const RatioRecord &r : c.ratios)
+    if (r.numerator == num && r.denominator == den)
+      return ratioCell(r.summary);
+  return "–";
+}
+
 } // namespace
+
+std::string seedTable(const BenchRecord &record) {
+  std::string rows;
+  for (const SeedPublished &seed : kSeedPublished)
+    for (const CaseRecord &c : record.cases) {
+      bool with_inductor = std::any_of(c.variants.begin(), c.variants.end(),
+                                       [](const VariantRecord &v) { return v.name == "inductor"; });
+      if (c.id != seed.id || !with_inductor || c.variants.front().name != "lanejit")
+        continue;
+      rows += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", c.id,
+                          timeCell(c, "lanejit-unfused"), timeCell(c, "lanejit"),
+                          timeCell(c, "inductor"), ratioCell(c, "lanejit", "lanejit-unfused"),
+                          ratioCell(c, "lanejit", "inductor"), seed.on_over_inductor);
+    }
+  if (rows.empty())
+    return "";
+  return "| Case | lanejit-unfused µs | lanejit µs | inductor µs | lanejit/lanejit-unfused | "
+         "lanejit/inductor | the seed's On÷Inductor (M1 Max) |\n"
+         "|---|---:|---:|---:|---:|---:|---:|\n" +
+         rows;
+}
 
 std::string reportTable(const BenchRecord &record) {
   std::vector<std::string> variants, ratios;
@@ -179,6 +226,11 @@ std::string reportMarkdown(const BenchRecord &record) {
   if (!env.aten_cpu_capability.empty())
     out += "- ATEN_CPU_CAPABILITY=" + env.aten_cpu_capability + "\n";
   out += "\n" + reportTable(record) + "\n" + reportNotes(record);
+  if (std::string seed = seedTable(record); !seed.empty())
+    out += "\nThe seed's layout (off = fusion off, on = lanejit's default; the last column is "
+           "what the seed published on an Apple M1 Max against frozen Inductor, not measured "
+           "here):\n\n" +
+           seed;
   out += "\nVariants:\n";
   std::vector<std::string> seen;
   for (const CaseRecord &c : record.cases) {

@@ -16,6 +16,13 @@ std::string reportTable(const BenchRecord &record);
 // each other variant: median [min–max] wins/rounds. report.md keeps the
 // full matrix (reportTable).
 std::string consoleTable(const BenchRecord &record);
+// The seed's layout for the seed's six cases (RoPE, LayerNorm and SwiGLU at
+// both seed shapes) that ran with Inductor: fusion off (lanejit-unfused) and
+// on (lanejit) µs, Inductor µs, On/off and On/Inductor ratios, and the
+// seed's own published On/Inductor (Apple M1 Max) beside them. A markdown
+// table whose headers follow reportTable's, so the audit reads it the same
+// way; "" when no such case ran.
+std::string seedTable(const BenchRecord &record);
 // What the numbers mean: paired ratios, ranges, the protocol.
 std::string reportNotes(const BenchRecord &record);
 // Title, settings, environment, the table and the notes.

@@ -143,6 +143,21 @@ BenchResult runBench(const BenchOptions &options) {
   requireKnownVariants(options.only, context.configs, peers);
   for (const CaseSpec &spec : options.cases)
     validateCase(spec);
+  // Peers with per-process set-up (Inductor's compile) do it for every case
+  // now, once; what they build lands in the bundle.
+  RunPlan plan;
+  plan.dir = context.bundle_dir / "peers";
+  for (const CaseSpec &spec : options.cases)
+    if (!spec.op.empty())
+      plan.cases.push_back({spec.op, spec.shape.rows, spec.shape.cols});
+  for (const std::unique_ptr<Peer> &peer : peers)
+    if (options.only.empty() || std::count(options.only.begin(), options.only.end(), peer->name())) {
+      try {
+        peer->anticipate(plan);
+      } catch (const PeerSkipped &why) {
+        std::fprintf(stderr, "lanejit bench: %s skipped: %s\n", peer->name().c_str(), why.what());
+      }
+    }
   Progress progress(options.cases.size(), options.progress);
   context.progress = [&](const VisitProgress &p) { progress.visit(p); };
 
@@ -163,8 +178,11 @@ BenchResult runBench(const BenchOptions &options) {
   // Everything that ran: the peers' modules and every shared object mapped
   // into this process by now (libLLVM, libtorch, oneDNN, libc, ...).
   std::vector<std::string> modules = peerModules();
+  // (Not the peers' files in the bundle: the bundle hashes those itself.)
+  const std::string staged = bundle.staging().string() + "/";
   for (const std::string &object : loadedSharedObjects())
-    if (std::find(modules.begin(), modules.end(), object) == modules.end())
+    if (object.rfind(staged, 0) != 0 &&
+        std::find(modules.begin(), modules.end(), object) == modules.end())
       modules.push_back(object);
   for (const std::string &module : modules)
     record.environment.binaries.push_back({module, sha256File(module)});
@@ -178,6 +196,10 @@ int benchCommand(const BenchOptions &options) {
   BenchResult result = runBench(options);
   if (options.print_table) {
     std::printf("%s\n%s", consoleTable(result.record).c_str(), reportNotes(result.record).c_str());
+    if (std::string seed = seedTable(result.record); !seed.empty())
+      std::printf("\nThe seed's layout (off = fusion off, on = lanejit; the last column is the "
+                  "seed's published M1 Max result, not measured here):\n%s",
+                  seed.c_str());
     std::printf("full table: %s\n", (result.bundle_dir / "report.md").string().c_str());
     std::printf("bundle: %s\n", result.bundle_dir.string().c_str());
     std::fflush(stdout);

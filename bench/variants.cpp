@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 
 #include <unistd.h>
@@ -255,11 +256,21 @@ std::vector<BoundVariant> bindVariants(const CaseSpec &spec, check::Case &c,
   for (const std::unique_ptr<Peer> &peer : peers) {
     if (!peer->supports(spec.op) || !wanted(only, peer->name()))
       continue;
+    std::unique_ptr<PreparedPeer> prepared;
+    try {
+      prepared = peer->prepare(buffers);
+    } catch (const PeerSkipped &why) {
+      std::fprintf(stderr, "lanejit bench: %s skipped on %s: %s\n", peer->name().c_str(),
+                   spec.id.c_str(), why.what());
+      continue;
+    }
     BoundVariant v;
     v.record.name = peer->name();
     v.record.kind = "peer";
     v.record.description = peer->description();
-    v.callable = std::make_unique<PeerRepeat>(peer->prepare(buffers));
+    if (std::string details = prepared->details(); !details.empty())
+      v.record.description += "; " + details;
+    v.callable = std::make_unique<PeerRepeat>(std::move(prepared));
     variants.push_back(std::move(v));
   }
   return variants;

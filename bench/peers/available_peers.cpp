@@ -1,5 +1,5 @@
 // The registry: the peers this binary was built with, in a fixed order
-// (naive, avx512, avx512-rows, torch, onednn).
+// (naive, avx512, avx512-rows, torch, inductor, onednn).
 #include "peers/peer_factories.h"
 
 namespace lanejit::bench {
@@ -14,6 +14,10 @@ std::vector<std::unique_ptr<Peer>> availablePeers() {
 #ifdef LANEJIT_PEER_TORCH
   if (std::unique_ptr<Peer> torch = makeTorchPeer()) // null if its module failed to load
     peers.push_back(std::move(torch));
+#endif
+#ifdef LANEJIT_PEER_INDUCTOR
+  if (std::unique_ptr<Peer> inductor = makeInductorPeer())
+    peers.push_back(std::move(inductor));
 #endif
 #ifdef LANEJIT_PEER_ONEDNN
   peers.push_back(makeOneDnnPeer());

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,22 @@ public:
   // result in the case's outputs when call() leaves it elsewhere (a peer
   // whose fastest user form returns a fresh tensor). Not timed.
   virtual void finish() {}
+  // What this preparation ran, when it depends on the case (the Inductor
+  // kernels and their files); appended to the peer's description.
+  virtual std::string details() const { return ""; }
+};
+
+// What a run will prepare, told to every peer before the first case: a
+// peer whose set-up is expensive per process (Inductor compiles in a Python
+// process) does it for all cases at once, and keeps what it builds under
+// `dir`, inside the bundle, so the bundle hashes it.
+struct RunPlan {
+  struct Case {
+    std::string op;
+    int64_t rows = 0, cols = 0;
+  };
+  std::vector<Case> cases;
+  std::filesystem::path dir;
 };
 
 class Peer {
@@ -44,6 +62,15 @@ public:
   // The same library on `threads` threads (named NAME-tN), or null when this
   // peer has no thread setting (naive loops, hand-written AVX-512).
   virtual std::unique_ptr<Peer> withThreads(int /*threads*/) const { return nullptr; }
+  // See RunPlan. Optional: prepare() works without it.
+  virtual void anticipate(const RunPlan & /*plan*/) {}
+};
+
+// A peer that cannot run one case on this machine (Inductor could not
+// build it, say): the run skips the peer for that case and prints why,
+// rather than failing; every other error from prepare() fails the run.
+struct PeerSkipped : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 // Appends, for t = 2 .. threads, every peer's withThreads(t): the peers at

@@ -13,6 +13,10 @@ std::unique_ptr<Peer> makeAvx512Peer();
 bool cpuHasAvx512();
 std::unique_ptr<Peer> makeAvx512RowsPeer();
 std::unique_ptr<Peer> makeTorchPeer();
+// Null, with one line on stderr, when its Python or build script is gone.
+// The first form uses the build's Python and the source tree's script.
+std::unique_ptr<Peer> makeInductorPeer();
+std::unique_ptr<Peer> makeInductorPeer(const std::string &python, const std::string &script);
 std::unique_ptr<Peer> makeOneDnnPeer();
 
 // How many inputs a library operator takes (rope 3, layernorm 3, swiglu 2,

@@ -99,7 +99,8 @@ INSTANTIATE_TEST_SUITE_P(Peers, EachPeer,
 
 TEST(Peers, ComeInTheFixedOrderWithDescriptions) {
   auto peers = availablePeers();
-  const std::vector<std::string> order = {"naive", "avx512", "avx512-rows", "torch", "onednn"};
+  const std::vector<std::string> order = {"naive", "avx512", "avx512-rows", "torch", "inductor",
+                                         "onednn"};
   ASSERT_FALSE(peers.empty());
   EXPECT_EQ(peers[0]->name(), "naive"); // always built
   size_t next = 0;

@@ -1,0 +1,307 @@
+"""Builds TorchInductor's CPU kernels for lanejit bench's `inductor` peer.
+
+For each case (a library operator at a shape, at a thread count) this
+compiles the operator's PyTorch reference with torch.compile as shipped
+(backend "inductor", static shapes, one graph, default configuration),
+calls it, and records which of Inductor's native kernels the compiled call
+runs, in order, with which buffers. The C++ peer (inductor_peer.cpp) then
+loads the same shared objects and calls their `kernel` entry from its own
+timer, without Python. Nothing here changes Inductor's configuration except
+compile_threads = 1, which moves g++ into this process (so its command line
+can be recorded) and changes no kernel.
+
+    python inductor_kernels.py --out DIR --case rmsnorm:17:65:1 [--case ...]
+
+Writes, per case, DIR/<op>-<R>x<C>-t<N>/: plan.json, kernel_<i>.so and
+kernel_<i>.cpp (Inductor's files, copied), wrapper.py (the output code
+module, whose call() the plan replays). A case Inductor cannot serve gets a
+plan.json holding only "error". Exit code 0 unless the arguments are bad or
+torch cannot be imported.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import traceback
+
+
+def references(torch):
+    """Each library operator's PyTorch reference, as a PyTorch user writes it."""
+    F = torch.nn.functional
+
+    def rope(x, cos, sin):
+        h = x.shape[-1] // 2
+        lo, hi = x[..., :h], x[..., h:]
+        return torch.cat((lo * cos - hi * sin, lo * sin + hi * cos), dim=-1)
+
+    def layernorm(x, g, b):
+        return F.layer_norm(x, (x.shape[-1],), g, b, 1e-5)
+
+    def swiglu(x, u):
+        return F.silu(x) * u
+
+    def rmsnorm(x, g):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * g
+
+    def gelu_residual(x, u):
+        return F.gelu(x, approximate="tanh") + u
+
+    def masked_softmax(x):
+        # lanejit's masked_softmax: column c of row r is masked when c > r mod C.
+        r, c = x.shape
+        mask = torch.arange(c)[None, :] > (torch.arange(r) % c)[:, None]
+        return torch.softmax(x.masked_fill(mask, float("-inf")), dim=-1)
+
+    return {"rope": rope, "layernorm": layernorm, "swiglu": swiglu, "rmsnorm": rmsnorm,
+            "gelu_residual": gelu_residual, "masked_softmax": masked_softmax}
+
+
+def input_shapes(op, rows, cols):
+    if op == "rope":
+        return [(rows, cols), (rows, cols // 2), (rows, cols // 2)]
+    if op == "layernorm":
+        return [(rows, cols), (cols,), (cols,)]
+    if op == "rmsnorm":
+        return [(rows, cols), (cols,)]
+    if op in ("swiglu", "gelu_residual"):
+        return [(rows, cols), (rows, cols)]
+    if op == "masked_softmax":
+        return [(rows, cols)]
+    raise ValueError(f"unknown op {op!r}")
+
+
+class Recorder:
+    """Stands in for the output code module's kernel globals while the
+    compiled function runs once: records each call's kernel and arguments,
+    then calls the real kernel."""
+
+    def __init__(self, module, torch):
+        self.module, self.torch = module, torch
+        self.kernels = {}  # global name -> the builtin from Inductor's .so
+        self.calls = []
+        for name, value in list(vars(module).items()):
+            owner = getattr(value, "__self__", None)
+            path = getattr(owner, "__file__", "") or ""
+            if callable(value) and path.endswith(".so"):
+                self.kernels[name] = value
+                setattr(module, name, self._wrap(name, value))
+
+    def _wrap(self, name, kernel):
+        def recorded(*args):
+            self.calls.append((name, args))
+            return kernel(*args)
+        return recorded
+
+    def restore(self):
+        for name, kernel in self.kernels.items():
+            setattr(self.module, name, kernel)
+
+
+def describe_args(args, inputs, output, storages, torch):
+    """Each kernel argument as the C++ peer binds it: an input, the output,
+    a scratch buffer (one per storage, numbered across the whole call
+    sequence in `storages`: base address -> (index, bytes)) or an integer;
+    with a byte offset."""
+    out = []
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            base = a.untyped_storage().data_ptr()
+            offset = a.data_ptr() - base
+            found = [i for i, t in enumerate(inputs) if t.data_ptr() == base]
+            if found:
+                out.append({"kind": "input", "index": found[0], "offset": offset})
+            elif base == output.untyped_storage().data_ptr():
+                out.append({"kind": "output", "index": 0, "offset": offset})
+            else:
+                if base not in storages:
+                    storages[base] = (len(storages), a.untyped_storage().nbytes())
+                out.append({"kind": "buffer", "index": storages[base][0], "offset": offset})
+        elif isinstance(a, bool) or not isinstance(a, int):
+            raise RuntimeError(f"a kernel argument of type {type(a).__name__} "
+                               "(the peer passes pointers and integers only)")
+        else:
+            out.append({"kind": "int", "value": a})
+    return out
+
+
+def compiler_record(torch):
+    """What Inductor compiles with here: its vector ISA choice, the compiler
+    and the command line its cache key holds (cpp_builder's own)."""
+    from torch._inductor import config, cpp_builder
+    from torch._inductor.codecache import CppPythonBindingsCodeCache
+    from torch._inductor.cpu_vec_isa import pick_vec_isa
+    isa = pick_vec_isa()
+    compiler = cpp_builder.get_cpp_compiler()
+    try:
+        version = subprocess.run([compiler, "--version"], capture_output=True, text=True,
+                                 timeout=30).stdout.splitlines()[0]
+    except (OSError, IndexError, subprocess.SubprocessError):
+        version = "unknown"
+    options = cpp_builder.CppTorchDeviceOptions(
+        vec_isa=isa, device_type="cpu", **CppPythonBindingsCodeCache.cpp_compile_command_flags)
+    command = cpp_builder.CppBuilder(name="o", sources="i", BuildOption=options).get_command_line()
+    return {
+        "torch": torch.__version__,
+        "vec_isa": str(isa) if isa else "none",
+        "vec_isa_flags": " ".join(isa.build_arch_flags().split()) if isa else "",
+        "simd_bits": isa.bit_width() if isa else 0,
+        "compiler": compiler,
+        "compiler_version": version,
+        "command": command,
+        # The floating-point flags in the command, in order (later wins): with
+        # the defaults, fast math is off and contraction too.
+        "math_flags": " ".join(f for f in command.split()
+                               if any(k in f for k in ("math", "fp-contract", "trapping",
+                                                       "signed-zeros", "excess-precision"))),
+        "unsafe_math_opt_flag": bool(getattr(config.cpp, "enable_unsafe_math_opt_flag", False)),
+        "floating_point_contract_flag": str(
+            getattr(config.cpp, "enable_floating_point_contract_flag", "")),
+        "simdlen": config.cpp.simdlen,
+        "cache_dir": os.environ.get("TORCHINDUCTOR_CACHE_DIR", "Inductor's default"),
+    }
+
+
+def build_case(torch, fn, op, rows, cols, threads, out_dir, built_commands):
+    torch.set_num_threads(threads)
+    torch._dynamo.reset()
+    from torch._inductor.codecache import PyCodeCache
+    gen = torch.Generator().manual_seed(0)
+    inputs = [torch.randn(s, generator=gen) for s in input_shapes(op, rows, cols)]
+    if op in ("layernorm", "rmsnorm"):
+        inputs[1] = inputs[1].abs() + 0.5
+    known = {id(m) for m in PyCodeCache.modules}
+    first_built = len(built_commands)
+    compiled = torch.compile(fn, backend="inductor", dynamic=False, fullgraph=True)
+    with torch.no_grad():
+        want = compiled(*inputs)
+    modules = [m for m in PyCodeCache.modules if id(m) not in known]
+    if len(modules) != 1:
+        raise RuntimeError(f"expected one output code module, found {len(modules)}")
+    module = modules[0]
+    recorder = Recorder(module, torch)
+    try:
+        with torch.no_grad():
+            output = compiled(*inputs)
+    finally:
+        recorder.restore()
+    if not recorder.calls:
+        raise RuntimeError("the compiled call ran no native kernel")
+    if output.shape != (rows, cols) or not output.is_contiguous() or output.storage_offset():
+        raise RuntimeError(f"the output is not a dense [{rows}, {cols}] tensor")
+    if not torch.equal(output, want):
+        raise RuntimeError("two calls of the compiled function disagree")
+
+    names = list(dict.fromkeys(name for name, _ in recorder.calls))
+    kernels, calls = [], []
+    for name in names:
+        so = recorder.kernels[name].__self__.__file__
+        i = len(kernels)
+        shutil.copyfile(so, os.path.join(out_dir, f"kernel_{i}.so"))
+        source = so[: -len(".so")] + ".cpp"
+        if os.path.exists(source):
+            shutil.copyfile(source, os.path.join(out_dir, f"kernel_{i}.cpp"))
+        kernels.append({"name": name, "file": f"kernel_{i}.so",
+                        "source": f"kernel_{i}.cpp" if os.path.exists(source) else "",
+                        "symbol": "kernel", "origin": so,
+                        "built_with": built_commands.get(so, "")})
+    storages = {}
+    for name, args in recorder.calls:
+        calls.append({"kernel": names.index(name),
+                      "args": describe_args(args, inputs, output, storages, torch)})
+    buffers = [nbytes for _, nbytes in sorted(storages.values())]
+
+    # The replay the C++ peer will do, here with Inductor's own kernels:
+    # fresh buffers, the recorded sequence, nothing else. It must give the
+    # compiled call's bits, or the plan misses part of the graph.
+    replay_out = torch.full((rows, cols), float("nan"))
+    scratch = [torch.empty(n, dtype=torch.uint8) for n in buffers]
+
+    def bind(arg):
+        if arg["kind"] == "int":
+            return arg["value"]
+        base = {"input": lambda: inputs[arg["index"]], "output": lambda: replay_out,
+                "buffer": lambda: scratch[arg["index"]]}[arg["kind"]]()
+        flat = base.reshape(-1).view(torch.uint8)
+        return flat[arg["offset"]:].view(torch.float32)
+    for call in calls:
+        recorder.kernels[names[call["kernel"]]](*[bind(a) for a in call["args"]])
+    if not torch.equal(replay_out, want):
+        raise RuntimeError("replaying the recorded kernels does not give the compiled "
+                           "call's output (the graph runs more than native kernels)")
+
+    shutil.copyfile(module.__file__, os.path.join(out_dir, "wrapper.py"))
+    built_now = len(built_commands) > first_built
+    return {"kernels": kernels, "buffers": [{"bytes": n} for n in buffers],
+            "calls": calls, "threads": threads, "wrapper": "wrapper.py",
+            "compiled_now": built_now}
+
+
+def shared_libraries(torch):
+    """What a process without Python must load, in this order, before an
+    Inductor kernel's .so: libpython (its Python glue refers to CPython's
+    data symbols; never initialised or called) and torch's libraries (its
+    SLEEF vector math lives in libtorch_cpu)."""
+    libs = []
+    libdir, soname = sysconfig.get_config_var("LIBDIR"), sysconfig.get_config_var("INSTSONAME")
+    if sysconfig.get_config_var("Py_ENABLE_SHARED") and libdir and soname:
+        libs.append(os.path.join(libdir, soname))
+    torch_lib = os.path.join(os.path.dirname(torch.__file__), "lib")
+    libs += [os.path.join(torch_lib, n) for n in ("libc10.so", "libtorch_cpu.so")]
+    return libs
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--out", required=True)
+    p.add_argument("--case", action="append", default=[], help="OP:ROWS:COLS:THREADS")
+    a = p.parse_args()
+    cases = []
+    for spec in a.case:
+        op, r, c, t = spec.split(":")
+        cases.append((op, int(r), int(c), int(t)))
+    import torch
+    from torch._inductor import config, cpp_builder
+    # g++ in this process, so the command line of each kernel it builds
+    # can be recorded; the kernels are the same.
+    config.compile_threads = 1
+    built_commands = {}
+    build = cpp_builder.CppBuilder.build
+
+    def recording_build(self):
+        built_commands[self.get_target_file_path()] = self.get_command_line()
+        return build(self)
+    cpp_builder.CppBuilder.build = recording_build
+
+    refs = references(torch)
+    record = compiler_record(torch)
+    libraries = shared_libraries(torch)
+    for op, rows, cols, threads in cases:
+        case_dir = os.path.join(a.out, f"{op}-{rows}x{cols}-t{threads}")
+        os.makedirs(case_dir, exist_ok=True)
+        try:
+            if op not in refs:
+                raise RuntimeError(f"no PyTorch reference for op {op!r}")
+            plan = build_case(torch, refs[op], op, rows, cols, threads, case_dir,
+                              built_commands)
+            plan.update({"op": op, "rows": rows, "cols": cols, "inductor": record,
+                         "libraries": libraries})
+        except Exception as e:  # the peer reports it; other cases go on
+            plan = {"op": op, "rows": rows, "cols": cols,
+                    "error": f"{type(e).__name__}: {e}".splitlines()[0],
+                    "trace": traceback.format_exc()}
+        tmp = os.path.join(case_dir, "plan.json.tmp")
+        with open(tmp, "w") as f:
+            json.dump(plan, f, indent=1)
+        os.replace(tmp, os.path.join(case_dir, "plan.json"))
+        print(f"{op} {rows}x{cols} t{threads}: "
+              f"{plan.get('error') or str(len(plan['calls'])) + ' kernel call(s)'}",
+              file=sys.stderr, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

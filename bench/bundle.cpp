@@ -117,15 +117,30 @@ ordered_json caseJson(const CaseRecord &c) {
       visits.push_back(visitJson(v));
     rounds.push_back({{"order", round.order}, {"visits", visits}});
   }
-  return {{"id", c.id},
-          {"op", c.op},
-          {"rows", c.rows},
-          {"cols", c.cols},
-          {"program_file", c.program_file},
-          {"inputs", inputs},
-          {"variants", variants},
-          {"rounds", rounds},
-          {"summary", summaryJson(c)}};
+  ordered_json j = {{"id", c.id},
+                    {"op", c.op},
+                    {"rows", c.rows},
+                    {"cols", c.cols},
+                    {"program_file", c.program_file},
+                    {"inputs", inputs},
+                    {"variants", variants},
+                    {"rounds", rounds},
+                    {"summary", summaryJson(c)}};
+  if (!c.machine_code.empty()) {
+    ordered_json code = ordered_json::array();
+    for (const CodeRecord &r : c.machine_code)
+      code.push_back({{"variant", r.variant},
+                      {"file", r.file},
+                      {"function", r.function},
+                      {"bytes", r.bytes},
+                      {"instructions", r.instructions},
+                      {"stack_frame", r.stack_frame},
+                      {"vector_bits", r.vector_bits},
+                      {"calls", r.calls},
+                      {"innermost_instructions", r.innermost_instructions}});
+    j["machine_code"] = code;
+  }
+  return j;
 }
 
 void writeText(const fs::path &path, const std::string &text) {

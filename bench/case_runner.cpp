@@ -2,6 +2,7 @@
 #include "case_runner.h"
 
 #include "io/staged_files.h"
+#include "machine_code.h"
 #include "npy.h"
 #include "oracle.h"
 #include "orders.h"
@@ -204,6 +205,7 @@ CaseRecord runCase(const CaseSpec &spec, const CaseContext &context) {
     }
     record.rounds.push_back(std::move(round));
   }
+  record.machine_code = readMachineCode(spec.id, variants, context.bundle_dir);
   checkBitIdentity(record, first_sha);
   summarize(record);
   addRoofline(record, context);

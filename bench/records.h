@@ -78,6 +78,20 @@ struct CompileTimesRecord {
   bool cached_from_disk = false; // the cached run did hit the cache
 };
 
+// One function of a kernel's machine code as `lanejit inspect` reads it
+// (include/lanejit/inspect.h), for the report's side-by-side reading.
+struct CodeRecord {
+  std::string variant;  // whose code: "lanejit", "inductor", ...
+  std::string file;     // the object, relative to the bundle
+  std::string function; // its symbol
+  int64_t bytes = 0;
+  int instructions = 0;
+  int64_t stack_frame = -1; // bytes; -1 unknown
+  int vector_bits = 0;      // widest vector memory operand
+  std::vector<std::string> calls;          // call targets in order ("indirect" if unnamed)
+  std::vector<int> innermost_instructions; // each innermost loop's instruction count
+};
+
 struct InputRecord {
   std::string name, file;
 };
@@ -94,6 +108,9 @@ struct CaseRecord {
   std::vector<RatioRecord> ratios;
   std::optional<RooflineRecord> roofline;
   std::optional<CompileTimesRecord> compile_times;
+  // When a peer names its code: the lanejit kernel's and the peer's,
+  // function by function (objects/<case>/lanejit.o and the peer's files).
+  std::vector<CodeRecord> machine_code;
 
   int failedVisits() const;
 };

@@ -109,6 +109,27 @@ std::string seedTable(const BenchRecord &record) {
          rows;
 }
 
+std::string machineCodeTable(const BenchRecord &record) {
+  std::string rows;
+  for (const CaseRecord &c : record.cases)
+    for (const CodeRecord &r : c.machine_code) {
+      std::string calls = r.calls.empty() ? "–" : fmt::format("{}", fmt::join(r.calls, " "));
+      std::string loops = r.innermost_instructions.empty()
+                              ? "–"
+                              : fmt::format("{}", fmt::join(r.innermost_instructions, ", "));
+      rows += fmt::format("| {} {} | {} | {} | {} | {} | {} | {} | {} |\n", c.id, r.variant,
+                          r.function, r.bytes, r.instructions,
+                          r.stack_frame < 0 ? std::string("–") : std::to_string(r.stack_frame),
+                          r.vector_bits, calls, loops);
+    }
+  if (rows.empty())
+    return "";
+  return "| Kernel | function | code bytes | instructions | stack frame bytes | widest vector "
+         "bits | calls | innermost loops (instructions each) |\n"
+         "|---|---|---:|---:|---:|---:|---|---|\n" +
+         rows;
+}
+
 std::string reportTable(const BenchRecord &record) {
   std::vector<std::string> variants, ratios;
   for (const CaseRecord &c : record.cases) {
@@ -231,6 +252,13 @@ std::string reportMarkdown(const BenchRecord &record) {
            "what the seed published on an Apple M1 Max against frozen Inductor, not measured "
            "here):\n\n" +
            seed;
+  if (std::string code = machineCodeTable(record); !code.empty())
+    out += "\nMachine code side by side (lanejit inspect on the objects in this bundle: "
+           "objects/<case>/lanejit.o is the lanejit kernel's object, Kernel::object(), whose "
+           "entry is the generic one the timed variant runs when C > 1024 — for C <= 1024 it "
+           "runs an entry compiled for that C, not in this object; a peer's rows are the "
+           "functions it calls, with the parts the compiler split off):\n\n" +
+           code;
   out += "\nVariants:\n";
   std::vector<std::string> seen;
   for (const CaseRecord &c : record.cases) {

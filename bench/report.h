@@ -23,6 +23,11 @@ std::string consoleTable(const BenchRecord &record);
 // table whose headers follow reportTable's, so the audit reads it the same
 // way; "" when no such case ran.
 std::string seedTable(const BenchRecord &record);
+// The cases' machine code side by side (CaseRecord::machine_code): one row
+// per function, its case and variant in the first column ("Kernel"): code
+// bytes, instructions, stack frame, widest vector, calls, innermost loops'
+// instruction counts. "" when no case has any.
+std::string machineCodeTable(const BenchRecord &record);
 // What the numbers mean: paired ratios, ranges, the protocol.
 std::string reportNotes(const BenchRecord &record);
 // Title, settings, environment, the table and the notes.

@@ -270,6 +270,7 @@ std::vector<BoundVariant> bindVariants(const CaseSpec &spec, check::Case &c,
     v.record.description = peer->description();
     if (std::string details = prepared->details(); !details.empty())
       v.record.description += "; " + details;
+    v.objects = prepared->objects();
     v.callable = std::make_unique<PeerRepeat>(std::move(prepared));
     variants.push_back(std::move(v));
   }

@@ -60,6 +60,7 @@ struct BoundVariant {
   std::unique_ptr<Repeatable> callable;
   std::optional<Kernel> kernel; // lanejit: its stats are re-checked every visit
   std::vector<Claim> claims;
+  std::vector<PreparedPeer::CodeObject> objects; // peers: the code call() runs
 };
 
 // Every lanejit configuration, then every peer (of availablePeers(), kept

@@ -78,6 +78,7 @@ AuditResult auditBundle(const std::filesystem::path &bundle_dir) {
         checkRatioList(c, findings);
       std::optional<Program> program = checkCaseData(c, bundle_dir, findings);
       checkClaims(c, program ? &*program : nullptr, cpuFeatures(*bundle), findings);
+      checkMachineCode(c, bundle_dir, findings);
     }
     checkStatus(*bundle, findings);
     checkReport(*bundle, bundle_dir, findings);

@@ -95,6 +95,8 @@ struct Case {
   std::optional<Roofline> roofline;
   // summary.compile_ms: cold, warm, cached (milliseconds), when measured.
   std::map<std::string, std::optional<double>> compile_ms;
+  // machine_code as written (null when absent); check_machine_code.cpp reads it.
+  nlohmann::json machine_code;
 };
 
 struct Protocol {

@@ -58,6 +58,11 @@ std::optional<Program> checkCaseData(const Case &c, const std::filesystem::path 
 void checkClaims(const Case &c, const Program *program, const std::string &cpu_features,
                  Findings &findings);
 
+// check_machine_code.cpp: every machine_code record is what lanejit inspect
+// reads now from the object it names in the bundle (code bytes,
+// instructions, stack frame, widest vector, calls, innermost loops).
+void checkMachineCode(const Case &c, const std::filesystem::path &dir, Findings &findings);
+
 // report_md.cpp: report.md's numbers for each case equal the summary's at
 // the precision shown.
 void checkReport(const Bundle &bundle, const std::filesystem::path &dir, Findings &findings);

@@ -31,6 +31,7 @@ inline constexpr std::string_view kMissingFile = "missing file";
 inline constexpr std::string_view kUnlistedFile = "unlisted file";
 inline constexpr std::string_view kWrongShape = "wrong shape";
 inline constexpr std::string_view kBadProgram = "bad program";
+inline constexpr std::string_view kWrongMachineCode = "wrong machine code";
 } // namespace kind
 
 class Findings {

@@ -243,6 +243,8 @@ Case readCase(const json &value, size_t index, FieldReader &fields) {
       fields.findings().fail(kind::kMissingVisit, c.where, "no rounds");
   }
   readSummary(value, c, fields);
+  if (const json *code = fields.optionalMember(value, "machine_code"))
+    c.machine_code = *code;
   return c;
 }
 

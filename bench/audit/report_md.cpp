@@ -57,9 +57,12 @@ struct Table {
   std::map<std::string, std::vector<std::string>> rows; // by case id
 };
 
-// Every table with a "Case" column, in order: the main table first, then
-// any other (the seed's layout). A table ends at its first non-row line.
-std::vector<Table> readTables(const std::string &text, Findings &findings) {
+// Every table whose first column is `first` ("Case": the main table first,
+// then any other, the seed's layout; "Kernel": the machine code), in order,
+// rows keyed by their first `key_columns` cells. A table ends at its first
+// non-row line.
+std::vector<Table> readTables(const std::string &text, const std::string &first,
+                              size_t key_columns, Findings &findings) {
   std::vector<Table> tables;
   std::stringstream in(text);
   std::string line;
@@ -71,7 +74,7 @@ std::vector<Table> readTables(const std::string &text, Findings &findings) {
       continue;
     }
     if (!inside) {
-      if (row[0] == "Case") {
+      if (row[0] == first) {
         tables.push_back({row, {}});
         inside = true;
       }
@@ -80,14 +83,17 @@ std::vector<Table> readTables(const std::string &text, Findings &findings) {
     if (row[0].find_first_not_of("-: ") == std::string::npos)
       continue; // the separator line
     Table &table = tables.back();
+    std::string key = row[0];
+    for (size_t k = 1; k < key_columns && k < row.size(); ++k)
+      key += " | " + row[k];
     if (row.size() != table.header.size())
       findings.fail(kind::kWrongReport, "report.md",
                     "row '" + row[0] + "' has " + std::to_string(row.size()) +
                         " cells, the header " + std::to_string(table.header.size()));
-    else if (!table.rows.emplace(row[0], row).second)
-      findings.fail(kind::kWrongReport, "report.md", "case '" + row[0] + "' has two rows");
+    else if (!table.rows.emplace(key, row).second)
+      findings.fail(kind::kWrongReport, "report.md", "'" + key + "' has two rows");
   }
-  if (tables.empty())
+  if (tables.empty() && first == "Case")
     findings.fail(kind::kWrongReport, "report.md", "no table with a 'Case' column");
   return tables;
 }
@@ -173,13 +179,64 @@ void checkRow(const Case &c, const Table &table, bool complete, Findings &findin
                       "report.md has no '" + r.numerator + "/" + r.denominator + "' column");
 }
 
+std::string joined(const nlohmann::json &list, const std::string &separator) {
+  if (!list.is_array() || list.empty())
+    return kDash;
+  std::string out;
+  for (const nlohmann::json &item : list)
+    out += (out.empty() ? "" : separator) + (item.is_string() ? item.get<std::string>() : item.dump());
+  return out;
+}
+
+// The machine-code table ("Kernel" | function | ...): one row per record of
+// every case's machine_code, each cell as the bench prints it, and no other.
+void checkMachineCodeTable(const Bundle &bundle, const std::string &text, Findings &findings) {
+  std::map<std::string, std::vector<std::string>> want;
+  for (const Case &c : bundle.cases) {
+    if (!c.machine_code.is_array())
+      continue;
+    for (const nlohmann::json &r : c.machine_code) {
+      if (!r.is_object() || !r.value("variant", nlohmann::json()).is_string() ||
+          !r.value("function", nlohmann::json()).is_string())
+        continue; // reported by checkMachineCode
+      int64_t frame = r.value("stack_frame", int64_t{-1});
+      std::vector<std::string> cells = {
+          c.id + " " + r["variant"].get<std::string>(), r["function"].get<std::string>(),
+          r.value("bytes", nlohmann::json()).dump(), r.value("instructions", nlohmann::json()).dump(),
+          frame < 0 ? kDash : std::to_string(frame), r.value("vector_bits", nlohmann::json()).dump(),
+          joined(r.value("calls", nlohmann::json()), " "),
+          joined(r.value("innermost_instructions", nlohmann::json()), ", ")};
+      want[cells[0] + " | " + cells[1]] = cells;
+    }
+  }
+  std::vector<Table> tables = readTables(text, "Kernel", 2, findings);
+  if (tables.empty()) {
+    if (!want.empty())
+      findings.fail(kind::kWrongReport, "report.md", "no machine-code table ('Kernel' column)");
+    return;
+  }
+  for (const Table &table : tables)
+    for (const auto &[key, row] : table.rows) {
+      auto it = want.find(key);
+      if (it == want.end())
+        findings.fail(kind::kWrongReport, "report.md",
+                      "machine-code row '" + key + "' is no record of the bundle's");
+      else if (row != it->second)
+        findings.fail(kind::kWrongReport, "report.md",
+                      "machine-code row '" + key + "' is not the bundle's record");
+    }
+  for (const auto &[key, cells] : want)
+    if (!tables.front().rows.count(key))
+      findings.fail(kind::kWrongReport, "report.md", "no machine-code row for '" + key + "'");
+}
+
 } // namespace
 
 void checkReport(const Bundle &bundle, const std::filesystem::path &dir, Findings &findings) {
   std::optional<std::string> text = readFileBytes(dir / "report.md");
   if (!text)
     return; // reported by the files check
-  std::vector<Table> tables = readTables(*text, findings);
+  std::vector<Table> tables = readTables(*text, "Case", 1, findings);
   std::map<std::string, bool> known;
   for (const Case &c : bundle.cases) {
     known[c.id] = true;
@@ -190,6 +247,7 @@ void checkReport(const Bundle &bundle, const std::filesystem::path &dir, Finding
     for (const auto &[id, row] : table.rows)
       if (!known.count(id))
         findings.fail(kind::kWrongReport, "report.md", "row '" + id + "' names no case");
+  checkMachineCodeTable(bundle, *text, findings);
 }
 
 } // namespace lanejit::audit

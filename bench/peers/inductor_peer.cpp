@@ -102,18 +102,22 @@ public:
     void *fn;
     std::vector<uintptr_t> args;
   };
-  InductorPrepared(std::vector<Call> calls, std::vector<Scratch> scratch, std::string details)
-      : calls_(std::move(calls)), scratch_(std::move(scratch)), details_(std::move(details)) {}
+  InductorPrepared(std::vector<Call> calls, std::vector<Scratch> scratch, std::string details,
+                   std::vector<CodeObject> objects)
+      : calls_(std::move(calls)), scratch_(std::move(scratch)), details_(std::move(details)),
+        objects_(std::move(objects)) {}
   void call() override {
     for (const Call &c : calls_)
       c.trampoline(c.fn, c.args.data());
   }
   std::string details() const override { return details_; }
+  std::vector<CodeObject> objects() const override { return objects_; }
 
 private:
   std::vector<Call> calls_;
   std::vector<Scratch> scratch_; // what calls_ point into
   std::string details_;
+  std::vector<CodeObject> objects_;
 };
 
 // Shared by `inductor` and its inductor-tN siblings: where the kernels are
@@ -239,6 +243,7 @@ private:
     for (const auto &lib : plan.at("libraries"))
       openLibrary(lib.get<std::string>(), RTLD_NOW | RTLD_GLOBAL);
     std::vector<void *> entries;
+    std::vector<PreparedPeer::CodeObject> objects;
     std::string details = "kernels in graph order:";
     for (const auto &k : plan.at("kernels")) {
       fs::path so = dir / k.at("file").get<std::string>();
@@ -247,6 +252,7 @@ private:
       if (!fn)
         throw PeerSkipped(so.string() + " has no symbol " + k.at("symbol").get<std::string>());
       entries.push_back(fn);
+      objects.push_back({so, {k.at("symbol").get<std::string>()}});
       details += " " + k.at("name").get<std::string>() + " (" +
                  fs::relative(so, dir.parent_path().parent_path()).string() + ")";
     }
@@ -295,7 +301,8 @@ private:
                (plan.value("compiled_now", false) ? ", compiled in this run"
                                                   : ", from Inductor's cache") +
                "; command: " + ind.value("command", std::string("?"));
-    return std::make_unique<InductorPrepared>(std::move(calls), std::move(scratch), details);
+    return std::make_unique<InductorPrepared>(std::move(calls), std::move(scratch), details,
+                                              std::move(objects));
   }
 
   std::shared_ptr<Builds> builds_;

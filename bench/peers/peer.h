@@ -37,6 +37,14 @@ public:
   // What this preparation ran, when it depends on the case (the Inductor
   // kernels and their files); appended to the peer's description.
   virtual std::string details() const { return ""; }
+  // The machine code call() runs, for the report's side-by-side reading
+  // (lanejit inspect): object files (inside the bundle) and the functions
+  // in them. Empty when there is nothing to read.
+  struct CodeObject {
+    std::filesystem::path file;
+    std::vector<std::string> functions;
+  };
+  virtual std::vector<CodeObject> objects() const { return {}; }
 };
 
 // What a run will prepare, told to every peer before the first case: a

@@ -205,6 +205,15 @@ TEST(InductorPeer, ItsRowsAreAuditedAndTamperingIsCaught) {
   std::ifstream report_in(b / "report.md");
   std::string report((std::istreambuf_iterator<char>(report_in)), std::istreambuf_iterator<char>());
   EXPECT_NE(report.find("the seed's On÷Inductor (M1 Max)"), std::string::npos);
+  // Both kernels' machine code, read from objects in the bundle.
+  bool lanejit_code = false, inductor_kernel = false;
+  for (const auto &r : bundle["cases"][0]["machine_code"]) {
+    lanejit_code = lanejit_code || (r["variant"] == "lanejit" && r["instructions"].get<int>() > 0);
+    inductor_kernel = inductor_kernel || (r["variant"] == "inductor" && r["function"] == "kernel" &&
+                                          r["file"] == so && r["instructions"].get<int>() > 0);
+  }
+  EXPECT_TRUE(lanejit_code && inductor_kernel) << bundle["cases"][0]["machine_code"].dump(1);
+  EXPECT_NE(report.find("| rope-17x66 inductor | kernel |"), std::string::npos);
   audit::AuditResult clean = audit::auditBundle(b);
   for (const std::string &f : clean.failures)
     ADD_FAILURE() << "audit: " << f;
@@ -247,6 +256,16 @@ TEST(InductorPeer, ItsRowsAreAuditedAndTamperingIsCaught) {
   });
   EXPECT_FALSE(seed.pass());
   EXPECT_TRUE(mentions(seed, "report.md"));
+  // A machine-code record that is not what the object holds.
+  audit::AuditResult code = auditEdited(b, "machine-code", [](const fs::path &dir) {
+    nlohmann::json j = readJson(dir / "bundle.json");
+    for (auto &r : j["cases"][0]["machine_code"])
+      if (r["variant"] == "inductor" && r["function"] == "kernel")
+        r["instructions"] = r["instructions"].get<int>() + 1;
+    std::ofstream(dir / "bundle.json") << j.dump(1);
+  });
+  EXPECT_FALSE(code.pass());
+  EXPECT_TRUE(mentions(code, "wrong machine code"));
   fs::remove_all(b);
 }
 #endif

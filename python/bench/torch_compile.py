@@ -1,16 +1,18 @@
-"""lanejit.torch.trace against eager torch, through Python (docs/torch.md).
+"""lanejit.torch.trace against eager torch and Inductor, through Python (docs/torch.md).
 
 The six seed operators written the usual PyTorch way (tests/python/
 torch_models.py) at the seed shapes (17x65 and 1024x4097; RoPE 17x66 and
 1024x4098), and a Llama-style decoder block, on one thread: torch.set_num_threads
 (--threads) and the kernels compiled with the same threads= (lanejit would
 otherwise use every CPU of its affinity for large calls).
-For each case the two variants (eager, compiled) are visited in paired
-rounds in one run, the order alternating between rounds. A visit: a short
+For each case three variants are visited in paired rounds in one run:
+eager, lanejit (lanejit.torch.trace) and inductor-py (torch.compile with
+Inductor as shipped, dynamic=False: the compiled callable as a Python user
+calls it, its wrapper included), the rounds cycling through all six orders. A visit: a short
 warmup, then batches of calls sized to last >= --visit-ms; its value is the
 median of 5 batches (time per call). Reported: each variant's median over
-rounds and the median of the per-round ratios eager/compiled with its
-[min-max] and win count (not a confidence interval, and not the ratio of
+rounds and the median of the per-round ratios eager/lanejit and
+inductor-py/lanejit, each with its [min-max] and lanejit's win count (not a confidence interval, and not the ratio of
 the displayed times). Both variants allocate their outputs on every call,
 as a user's call does, and run under torch.no_grad(). Outputs are checked
 against eager at atol = rtol = 5e-5 before timing.
@@ -26,6 +28,7 @@ both variants reuse freed memory as a long-running process's allocator does
 """
 
 import argparse
+import itertools
 import os
 import statistics
 import sys
@@ -95,39 +98,49 @@ def main():
           f"malloc {'default' if a.keep_malloc else 'keeps freed memory'}, "
           f"load average {os.getloadavg()[0]:.2f}")
     rows = []
+    orders = list(itertools.permutations(("eager", "lanejit", "inductor-py")))
     with torch.no_grad():
         for name, fn, args in cases(a.block_rows):
             if a.only not in name:
                 continue
-            compiled = ljt.trace(fn, threads=a.threads)
-            got, want = compiled(*args), fn(*args)
-            err = (got.double() - want.double()).abs()
-            assert bool((err <= 5e-5 + 5e-5 * want.double().abs()).all()), name
-            kernels = len(ljt.explain(compiled, *args).groups)
-            times = {"eager": [], "lanejit": []}
-            ratios = []
+            torch._dynamo.reset()
+            variants = {"eager": fn, "lanejit": ljt.trace(fn, threads=a.threads),
+                        "inductor-py": torch.compile(fn, dynamic=False)}
+            want = fn(*args)
+            for v in ("lanejit", "inductor-py"):
+                got = variants[v](*args)
+                err = (got.double() - want.double()).abs()
+                assert bool((err <= 5e-5 + 5e-5 * want.double().abs()).all()), (name, v)
+            kernels = len(ljt.explain(variants["lanejit"], *args).groups)
+            times = {v: [] for v in variants}
+            ratios = {"eager": [], "inductor-py": []}  # other / lanejit, per round
             for r in range(a.rounds):
-                order = ["eager", "lanejit"] if r % 2 == 0 else ["lanejit", "eager"]
                 t = {}
-                for v in order:
-                    t[v] = visit(fn if v == "eager" else compiled, args, a.visit_ms * 1e6)
+                for v in orders[r % len(orders)]:
+                    t[v] = visit(variants[v], args, a.visit_ms * 1e6)
                     times[v].append(t[v])
-                ratios.append(t["eager"] / t["lanejit"])
-            wins = sum(x > 1 for x in ratios)
-            rows.append((name, kernels, statistics.median(times["eager"]),
-                         statistics.median(times["lanejit"]), statistics.median(ratios),
-                         min(ratios), max(ratios), wins))
-            print(f"{name:<28} kernels {kernels}  eager {fmt(rows[-1][2]):>10}  "
-                  f"lanejit {fmt(rows[-1][3]):>10}  eager/lanejit {rows[-1][4]:.2f}x "
-                  f"[{rows[-1][5]:.2f}-{rows[-1][6]:.2f}] {wins}/{a.rounds}", flush=True)
+                for v in ratios:
+                    ratios[v].append(t[v] / t["lanejit"])
+            row = {"name": name, "kernels": kernels,
+                   **{v: statistics.median(times[v]) for v in variants}}
+            for v, rs in ratios.items():
+                row[v + " ratio"] = (statistics.median(rs), min(rs), max(rs),
+                                     sum(x > 1 for x in rs))
+            rows.append(row)
+            print(f"{name:<28} kernels {kernels}  eager {fmt(row['eager']):>10}  "
+                  f"inductor-py {fmt(row['inductor-py']):>10}  lanejit {fmt(row['lanejit']):>10}  "
+                  + "  ".join(f"{v}/lanejit {m:.2f}x [{lo:.2f}-{hi:.2f}] {w}/{a.rounds}"
+                              for v in ratios
+                              for m, lo, hi, w in [row[v + " ratio"]]), flush=True)
     print(f"load average after: {os.getloadavg()[0]:.2f}")
-    print("\n| case | kernels | eager | lanejit.torch | eager / lanejit (median of paired ratios) "
-          "| [min–max] | wins |")
-    print("|---|---:|---:|---:|---:|---|---:|")
-    for name, k, te, tl, r, lo, hi, w in rows:
-        print(f"| {name} | {k} | {fmt(te)} | {fmt(tl)} | {r:.2f}× | {lo:.2f}–{hi:.2f} | "
-              f"{w}/{a.rounds} |")
-
+    print("\n| case | kernels | eager | inductor-py | lanejit.torch | eager / lanejit "
+          "| inductor-py / lanejit |")
+    print("|---|---:|---:|---:|---:|---|---|")
+    for row in rows:
+        cells = [f"{m:.2f}× [{lo:.2f}–{hi:.2f}] {w}/{a.rounds}"
+                 for v in ("eager", "inductor-py") for m, lo, hi, w in [row[v + " ratio"]]]
+        print(f"| {row['name']} | {row['kernels']} | {fmt(row['eager'])} | "
+              f"{fmt(row['inductor-py'])} | {fmt(row['lanejit'])} | {cells[0]} | {cells[1]} |")
 
 if __name__ == "__main__":
     main()

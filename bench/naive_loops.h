@@ -1,7 +1,7 @@
 // bench/naive_loops.h — the six library operators as plain C++ loops.
 //
 // The baseline the bench (its naive peer) compares lanejit with: what a competent programmer
-// writes straight from the formulas in the brief (float accumulators,
+// writes straight from the formulas of docs/library.md (float accumulators,
 // std::exp / std::tanh / std::sqrt), compiled with -O3 -march=native and no
 // fast-math. Buffers are dense row-major; nothing here is tuned.
 #pragma once

@@ -1,4 +1,4 @@
-// Fuzz target: the .npy reader (src/check/npy.h). Any bytes: npy::parse()
+// Fuzz target: the .npy reader (src/npy/npy.h). Any bytes: npy::parse()
 // either throws Error(Kind::Io) (and nothing else) or returns an array whose
 // data matches its shape; serialising that array and reading it back gives
 // the same shape and the same bits, and serialising is deterministic.

@@ -22,7 +22,7 @@ void checkProtocol(const Protocol &protocol, Findings &findings) {
     }
   if (protocol.samples && *protocol.samples < 1)
     findings.fail(kind::kMalformed, "protocol", "samples must be at least 1");
-  // A named protocol is exactly its settings (the brief's values for "seed").
+  // A named protocol is exactly its settings (the seed's values for "seed", docs/bench.md).
   struct Named {
     const char *name;
     double warmup_s, target_s;

@@ -1,5 +1,5 @@
 // lanejit/check.h — data and checks shared by the tests and the
-// benchmark: the brief's deterministic fixtures, seeded random data,
+// benchmark: the deterministic fixtures (docs/library.md, "Fixtures"), seeded random data,
 // 64-byte-aligned buffers with guard zones, input hashing, and comparison
 // against the FP64 oracle at atol = rtol = 5e-5.
 #pragma once
@@ -16,7 +16,7 @@ namespace lanejit::check {
 
 constexpr double kTolerance = 5e-5; // |y - ref| <= atol + rtol*|ref|
 
-// The brief's fixture for an input named x, cos, sin, gamma, beta or u:
+// The fixture for an input named x, cos, sin, gamma, beta or u:
 // element i (flat index) = f(i) in f64, rounded to f32. Any other name gets
 // x's formula.
 float fixtureValue(std::string_view input_name, int64_t i);

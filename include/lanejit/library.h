@@ -1,7 +1,6 @@
-// lanejit/library.h — the brief's six operators as ready row programs.
+// lanejit/library.h — the six library operators as ready row programs.
 //
-// Definitions follow ../shared/brief/system.md exactly; docs/library.md
-// shows each one's text form.
+// docs/library.md defines each one and shows its text form.
 #pragma once
 
 #include <lanejit/ir.h>

@@ -92,7 +92,7 @@ struct CompileReport {
   double compile_ms = 0;
   bool cache_hit = false;
   // Linked from the persistent on-disk cache: LLVM did not run
-  // (docs/cache.md); compile_ms is then the load and link.
+  // (docs/architecture.md, the persistent cache); compile_ms is then the load and link.
   bool disk_cache_hit = false;
 
   int reductions() const; // over all traversals

@@ -1,5 +1,5 @@
-// The brief's six operators, written in the capture DSL as
-// /work/shared/brief/system.md defines them. Constants are float literals:
+// The six library operators, written in the capture DSL as docs/library.md
+// defines them. Constants are float literals:
 // the program states the f32 value it computes with. Where the hand-written
 // AVX-512 kernels fuse a multiply and an add, the program asks for the same
 // fma: that is part of the operator's definition (docs/library.md), never a
@@ -38,7 +38,7 @@ Program layerNorm() {
 Program swiglu() {
   ProgramBuilder b("swiglu");
   Expr x = b.rows("x"), u = b.rows("u");
-  // The brief's formula, not sigmoid(x): the kernel computes what it says.
+  // The operator's formula (docs/library.md), not sigmoid(x): the kernel computes what it says.
   b.output("y", x / (1.0f + exp(-x)) * u);
   return b.build();
 }

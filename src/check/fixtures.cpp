@@ -1,5 +1,5 @@
-// The brief's deterministic fixtures and the byte hash used for
-// input-unchanged and bitwise-identity checks.
+// The deterministic fixtures (docs/library.md, "Fixtures") and the byte
+// hash used for input-unchanged and bitwise-identity checks.
 #include <lanejit/check.h>
 
 #include <cmath>

@@ -1,6 +1,6 @@
 // The benchmark's peers and roofline (bench/peers/peer.h): every peer built
 // here runs every operator it supports on fixture and random data, at the
-// brief's small shape, tail-heavy shapes and shapes one column off a packet
+// seed's small shape, tail-heavy shapes and shapes one column off a packet
 // edge, and matches the FP64 oracle; bytesMoved gives the anchors' bytes.
 #include "bench/peer_cases.h"
 #include "peers/peer.h"
@@ -18,10 +18,10 @@
 namespace lanejit::bench {
 namespace {
 
-// 17x65 is the brief's small case; 3x33 is tail-heavy (2 full packets + 1
+// 17x65 is the seed's small case; 3x33 is tail-heavy (2 full packets + 1
 // lane); 2x16/4x15/2x17 sit on and one column off a 16-lane packet edge;
 // 5x1 is a lone tail lane; 40x17 wraps the softmax mask (r mod C); 129x768
-// is one of the brief's middle shapes. (All peers also passed at 1024x4097
+// is a middle shape. (All peers also passed at 1024x4097
 // and 257x1538 once; too slow to keep here.)
 // RoPE's shapes have twice the columns' halves: C/2 hits the same tails.
 std::vector<Shape> shapesFor(const std::string &op) {

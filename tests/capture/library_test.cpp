@@ -1,5 +1,5 @@
-// The six library operators: each verifies, declares what the brief says,
-// and is built from the ops the brief's formula names.
+// The six library operators: each verifies, declares what docs/library.md
+// says, and is built from the ops its formula names.
 #include <lanejit/error.h>
 #include <lanejit/library.h>
 #include <lanejit/verify.h>

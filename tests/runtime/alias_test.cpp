@@ -29,7 +29,7 @@ protected:
     return {{5, 37}, {4, 64}, {3, 2 * w + 1}};
   }
 
-  // "output = input + k" for the shifts the brief lists.
+  // "output = input + k" for the shifts docs/architecture.md lists.
   static std::vector<int64_t> shifts(int64_t w, int64_t c) {
     return {0, 1, -1, w - 1, -(w - 1), w, -w, c / 2, -(c / 2), c, -c};
   }

@@ -1,9 +1,7 @@
-// Compile time stays near-linear on large legal programs (the "must not
-// hang" limit the brief allows): hundreds of single-column writes to one
-// output, and a chain of two thousand tanh. Before long blocks were split
-// for the code generator (src/jit/split_long_blocks.h), 400 such writes
-// inlined in the row loop took 7 s of CPU and 600 took 28 s; the limit
-// here is CPU time, so a loaded machine does not trip it. Outputs
+// Compile time stays near-linear on large legal programs: hundreds of
+// single-column writes to one output, and a chain of two thousand tanh
+// (long blocks are split for the code generator, src/jit/split_long_blocks.h).
+// The limit is CPU time, so a loaded machine does not trip it. Outputs
 // are checked against the FP64 oracle as for any kernel.
 #include "support/testing.h"
 

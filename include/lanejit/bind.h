@@ -26,8 +26,4 @@ Shape bindShape(const Program &program, std::span<const BufferRef> inputs,
 // rows >= 0 and stride >= cols >= 0, as bindShape checks first.
 int64_t byteSpan(const BufferRef &b, int64_t rows, std::string_view who);
 
-// Every Dim of the program evaluated for a bound C, or an Error(Kind::Bind)
-// when one is not a non-negative integer (e.g. C/2 for odd C).
-int64_t evaluateDim(const Dim &dim, int64_t c, std::string_view what);
-
 } // namespace lanejit

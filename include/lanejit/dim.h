@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace lanejit {
 
@@ -52,5 +53,9 @@ private:
 // Facts that hold for every C >= 0 at which both Dims are integers (the
 // compiler uses them to prove slices in range and writes disjoint).
 bool provablyLessEqual(const Dim &x, const Dim &y);
+
+// The Dim evaluated for a bound C, or an Error(Kind::Bind) naming `what`
+// when it is not a non-negative integer (e.g. C/2 for odd C).
+int64_t evaluateDim(const Dim &dim, int64_t c, std::string_view what);
 
 } // namespace lanejit

@@ -30,10 +30,8 @@
 
 namespace lanejit {
 
-// The native entry's argument block: the C struct of lanejit/launch_abi.h
-// (its one definition; the fields are documented there).
-using LaunchArgs = ::lanejit_launch_args;
-using NativeEntry = void (*)(const LaunchArgs *args, int64_t row_begin, int64_t row_end);
+// LaunchArgs (the native entry's argument block) and NativeEntry are
+// lanejit/launch_abi.h's, where the fields are documented.
 
 class Kernel {
 public:

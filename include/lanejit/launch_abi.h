@@ -57,4 +57,13 @@ LANEJIT_ABI_ASSERT(sizeof(lanejit_launch_args) == 40, "lanejit_launch_args layou
 typedef void (*lanejit_entry_fn)(const lanejit_launch_args *args, int64_t row_begin,
                                  int64_t row_end);
 
+#ifdef __cplusplus
+namespace lanejit {
+/* The same two names in C++: what the JIT, the runtime and callers that
+ * bind arguments once (benchmarks) use. */
+using LaunchArgs = ::lanejit_launch_args;
+using NativeEntry = ::lanejit_entry_fn;
+} /* namespace lanejit */
+#endif
+
 #endif

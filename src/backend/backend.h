@@ -12,7 +12,7 @@
 #include "jit/optimizer.h"
 #include "lower/plan.h"
 
-#include <lanejit/kernel.h>
+#include <lanejit/launch_abi.h>
 
 #include <cstdint>
 #include <memory>

@@ -1,6 +1,6 @@
 // Building a call's buffers from a Program's declarations, and checking the
 // outputs against the FP64 oracle.
-#include <lanejit/bind.h>
+#include <lanejit/dim.h>
 #include <lanejit/check.h>
 #include <lanejit/error.h>
 #include <lanejit/reference.h>

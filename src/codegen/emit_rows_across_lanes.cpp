@@ -6,7 +6,7 @@
 #include "codegen/emit_packet.h"
 #include "lower/choose_mapping.h"
 
-#include <lanejit/bind.h>
+#include <lanejit/dim.h>
 #include <lanejit/error.h>
 #include <lanejit/launch_abi.h>
 

@@ -8,7 +8,7 @@
 #include "codegen/target.h"
 #include "lower/plan.h"
 
-#include <lanejit/bind.h>
+#include <lanejit/dim.h>
 #include <lanejit/ir.h>
 
 #include <llvm/IR/Function.h>

@@ -1,4 +1,5 @@
 #include <lanejit/dim.h>
+#include <lanejit/error.h>
 
 #include "hash.h"
 
@@ -82,6 +83,19 @@ uint64_t Dim::hash() const {
 bool provablyLessEqual(const Dim &x, const Dim &y) {
   Dim diff = y - x;
   return diff.coeff() >= 0 && diff.offset() >= 0;
+}
+
+int64_t evaluateDim(const Dim &dim, int64_t c, std::string_view what) {
+  std::optional<int64_t> v = dim.evaluate(c);
+  if (v && *v >= 0)
+    return *v;
+  std::string where = " for C = " + std::to_string(c) + " (" + std::string(what) + ")";
+  __int128 numerator = static_cast<__int128>(dim.coeff()) * c + dim.offset();
+  if (!v && (numerator > INT64_MAX || numerator < INT64_MIN))
+    throw Error(Error::Kind::Bind, dim.str() + " overflows a 64-bit integer" + where);
+  if (!v)
+    throw Error(Error::Kind::Bind, dim.str() + " is not an integer" + where);
+  throw Error(Error::Kind::Bind, dim.str() + " is negative (" + std::to_string(*v) + ")" + where);
 }
 
 } // namespace lanejit

@@ -1,5 +1,5 @@
 // The lowering passes: each rewrites a KernelPlan (lower/plan.h) and says
-// what it did. Their order and their switches live in src/passes/pipeline.cpp.
+// what it did. Their order and their switches live in src/driver/pipeline.cpp.
 // None of them changes an output bit: they move work between traversals,
 // registers and the workspace, or choose between code paths that compute
 // the same values in the same order.

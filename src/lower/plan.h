@@ -7,7 +7,7 @@
 // reductions and store writes. initialPlan() builds the unfused schedule —
 // every elementwise result materialized, one traversal per value, write and
 // reduction, every packet masked, every alias guarded — and the lowering
-// passes (src/passes/pipeline.cpp lists them) turn it into the fused one.
+// passes (src/driver/pipeline.cpp lists them) turn it into the fused one.
 // Codegen only follows the plan.
 #pragma once
 

@@ -1,6 +1,6 @@
 // The plan verifier: what every lowering pass must leave true of a
 // KernelPlan, checked after initialPlan() and after every lowering pass
-// (passes/pipeline.cpp), as the IR verifier is after every program pass.
+// (driver/pipeline.cpp), as the IR verifier is after every program pass.
 // The plan is where the schedule and the alias reasoning live, so a pass
 // that breaks an invariant here would otherwise surface as wrong bits.
 #pragma once

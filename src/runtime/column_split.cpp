@@ -20,7 +20,7 @@ thread_local std::vector<LaunchArgs> t_rowArgs;
 
 // Whether an output shares a byte with an input row tensor or another
 // output (over the rows' whole span, stride gaps included: conservative).
-bool outputsOverlap(const LaunchArgs &args, const RowCost &cost) {
+bool outputsOverlap(const LaunchArgs &args, const lower::RowCost &cost) {
   struct Span {
     uintptr_t begin = 0, end = 0;
   };
@@ -79,12 +79,12 @@ void setForcedColumnSplit(bool on) {
 }
 
 bool launchColumns(PartSource source, const LaunchArgs &args, int64_t workspace_floats, int threads,
-                   const RowCost &cost) {
+                   const lower::RowCost &cost) {
   if (args.rows <= 0 || threads <= 1)
     return false;
   std::vector<int64_t> chunks;
   int64_t most = 1;
-  for (const RowCost::Pass &pass : cost.passes) {
+  for (const lower::RowCost::Pass &pass : cost.passes) {
     chunks.push_back(lower::chunksOf(pass.len.evaluate(args.cols).value_or(args.cols)));
     most = std::max(most, chunks.back());
   }

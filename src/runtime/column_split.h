@@ -20,7 +20,7 @@ namespace lanejit::runtime {
 // another output: the split changes the order of columns' reads and
 // writes, which the alias proofs and guards assume).
 bool launchColumns(PartSource part, const LaunchArgs &args, int64_t workspace_floats, int threads,
-                   const RowCost &cost);
+                   const lower::RowCost &cost);
 
 // Tests: split by columns whenever the call has a column-split entry and
 // more than one thread, even rows of one chunk (so short shapes exercise

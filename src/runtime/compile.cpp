@@ -156,7 +156,7 @@ std::shared_ptr<const CompiledCode> build(const Program &program, const CompileO
   code->plan = lower::describePlan(l.plan);
   code->dims = dimsUsed(program);
   code->workspace = l.plan.workspaceSlots();
-  code->row_cost = runtime::rowCostOf(l.plan);
+  code->row_cost = lower::rowCostOf(l.plan);
   lower::MappingRule mapping = lower::chooseMapping(l.plan, options.rows_across_lanes);
   bool fromDisk = false;
   backend::Native native =

@@ -44,7 +44,7 @@ struct CompiledCode {
   std::vector<std::pair<Dim, std::string>> dims;
   // The workspace's slots (lower::workspaceFloats gives its size for a C).
   std::vector<Dim> workspace;
-  runtime::RowCost row_cost; // how many threads a call is worth
+  lower::RowCost row_cost; // how many threads a call is worth
   CompileReport report;
   std::string object;       // the ELF object the JIT linked
   std::string entry_symbol; // the entry's name in it

@@ -6,7 +6,7 @@
 
 #include "backend/backend.h"
 #include "lower/plan.h"
-#include "passes/pipeline.h"
+#include "driver/pipeline.h"
 
 #include <lanejit/ir.h>
 #include <lanejit/options.h>

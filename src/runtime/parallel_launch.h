@@ -4,7 +4,7 @@
 // changes a bit (docs/architecture.md, "Threads").
 #pragma once
 
-#include "lower/plan.h"
+#include "lower/row_cost.h"
 
 #include <lanejit/error.h>
 #include <lanejit/kernel.h>
@@ -16,35 +16,10 @@
 
 namespace lanejit::runtime {
 
-// Work per row, as a function of C: what the cost model needs, and what
-// the column split needs to know of the plan.
-struct RowCost {
-  struct Pass {
-    Dim len;      // columns per row
-    int work = 0; // weighted operations per packet (math expansions ~8)
-  };
-  std::vector<Pass> passes;
-  int lanes = 16;
-  int row_streams = 0; // row tensors read or written: 4 bytes per column each
-  // The estimate as a line, precomputed so a call's decision is a multiply
-  // and a compare: ns per row ~ ns_per_column * C + ns_per_row.
-  double ns_per_column = 0, ns_per_row = 0;
-  // The column split: reductions of the plan (partials slots), and per
-  // buffer (inputs, then outputs) its columns when it is a row tensor
-  // (an output must not overlap it), else nothing.
-  int reductions = 0;
-  int inputs = 0;
-  std::vector<std::optional<Dim>> row_tensor_cols;
-};
-RowCost rowCostOf(const lower::KernelPlan &plan);
-
-// Estimated nanoseconds of one row at C columns, on one thread.
-double rowNanoseconds(const RowCost &cost, int64_t cols);
-
 // Threads worth using for `rows` rows of `cost` at `cols`, at most `threads`
 // (and not capped by `rows`: the column split may use more threads than
 // rows): each must get at least minWorkNs() of work.
-int threadsWorthUsing(const RowCost &cost, int64_t rows, int64_t cols, int threads);
+int threadsWorthUsing(const lower::RowCost &cost, int64_t rows, int64_t cols, int threads);
 // The smallest work, in ns, worth handing to another thread (README,
 // "Threads": a few times the measured dispatch latency). Tests set 0 to
 // split every call that has more than one row.
@@ -89,7 +64,7 @@ struct PartSource {
 };
 
 void launchRows(NativeEntry entry, PartSource part, const LaunchArgs &args,
-                int64_t workspace_floats, int64_t block_rows, int threads, const RowCost &cost);
+                int64_t workspace_floats, int64_t block_rows, int threads, const lower::RowCost &cost);
 
 // Kernel::runEntry past its remembered last call: checks, picks the entry
 // for the shape, and runs it serially (remembering it) or on the pool.

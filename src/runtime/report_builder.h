@@ -4,7 +4,7 @@
 
 #include "codegen/target.h"
 #include "lower/plan.h"
-#include "passes/pipeline.h"
+#include "driver/pipeline.h"
 
 #include <lanejit/report.h>
 

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "lower/plan.h"
-#include "passes/pipeline.h"
+#include "driver/pipeline.h"
 
 #include <lanejit/text.h>
 

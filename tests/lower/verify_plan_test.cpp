@@ -4,7 +4,7 @@
 // expects the verifier's line for it (Expected).
 #include "lower/lowering_passes.h"
 #include "lower/verify_plan.h"
-#include "passes/pipeline.h"
+#include "driver/pipeline.h"
 
 #include <lanejit/error.h>
 #include <lanejit/library.h>

@@ -1,7 +1,7 @@
-// src/switches.def is the one table of passes and switches: CompileOptions'
+// src/options/switches.def is the one table of passes and switches: CompileOptions'
 // switch names, the pipeline's pass list and docs/switches.md must all
 // follow it. Before: the table; Expected: every name in each of them.
-#include "passes/pipeline.h"
+#include "driver/pipeline.h"
 
 #include <lanejit/error.h>
 #include <lanejit/options.h>

@@ -34,7 +34,7 @@ namespace {
 using Inline = CompileOptions::Inline;
 
 // The boolean switches that change code, from the one table
-// (src/switches.def), by name so a configuration can be described.
+// (src/options/switches.def), by name so a configuration can be described.
 struct Switch {
   const char *name;
   bool CompileOptions::*field;
@@ -47,7 +47,7 @@ const std::vector<Switch> kSwitches = [] {
   };
 #define LANEJIT_LOWERING_PASS(name, field, summary, call) add(#field, &CompileOptions::field);
 #define LANEJIT_CODEGEN_SWITCH(field, summary) add(#field, &CompileOptions::field);
-#include "switches.def"
+#include "options/switches.def"
   return switches;
 }();
 const int kSwitchCount = static_cast<int>(kSwitches.size());

@@ -159,19 +159,6 @@ int64_t byteSpan(const BufferRef &b, int64_t rows, std::string_view who) {
   return bytes;
 }
 
-int64_t evaluateDim(const Dim &dim, int64_t c, std::string_view what) {
-  std::optional<int64_t> v = dim.evaluate(c);
-  if (v && *v >= 0)
-    return *v;
-  std::string where = " for C = " + std::to_string(c) + " (" + std::string(what) + ")";
-  __int128 numerator = static_cast<__int128>(dim.coeff()) * c + dim.offset();
-  if (!v && (numerator > INT64_MAX || numerator < INT64_MIN))
-    fail(dim.str() + " overflows a 64-bit integer" + where);
-  if (!v)
-    fail(dim.str() + " is not an integer" + where);
-  fail(dim.str() + " is negative (" + std::to_string(*v) + ")" + where);
-}
-
 Shape bindShape(const Program &program, std::span<const BufferRef> inputs,
                 std::span<const BufferRef> outputs) {
   checkCount(program, inputs.size(), false);

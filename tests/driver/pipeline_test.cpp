@@ -1,7 +1,7 @@
 // The pipeline: every lowering pass has a switch, every pass leaves a
 // record, a switched-off pass does not run, and planBeforePass stops where
 // the pipeline would hand the plan to that pass.
-#include "passes/pipeline.h"
+#include "driver/pipeline.h"
 
 #include <lanejit/error.h>
 #include <lanejit/library.h>

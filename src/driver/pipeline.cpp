@@ -1,4 +1,4 @@
-#include "passes/pipeline.h"
+#include "driver/pipeline.h"
 
 #include "lower/lowering_passes.h"
 #include "lower/verify_plan.h"
@@ -17,10 +17,10 @@
 namespace lanejit::passes {
 namespace {
 
-// Pass order and switches: src/switches.def.
+// Pass order and switches: src/options/switches.def.
 const Pass kProgramPasses[] = {
 #define LANEJIT_IR_PASS(name, function, summary) {name, summary, function},
-#include "switches.def"
+#include "options/switches.def"
 };
 
 struct LoweringPass {
@@ -46,7 +46,7 @@ const LoweringPass kLoweringPasses[] = {
    [](const CompileOptions &options) { return switchOn(options, &CompileOptions::field); },        \
    #field,                                                                                         \
    [](lower::KernelPlan &plan, [[maybe_unused]] const CompileOptions &options) { return call; }},
-#include "switches.def"
+#include "options/switches.def"
 };
 
 bool disabled(const CompileOptions &options, const char *name) {

@@ -25,7 +25,7 @@ bool truthy(const std::string &name, const char *value) {
   throw Error(Error::Kind::Compile, name + "=" + v + ": expected 1/0, true/false, on/off");
 }
 
-// The boolean switches of src/switches.def. Their environment and CLI name
+// The boolean switches of src/options/switches.def. Their environment and CLI name
 // is the field's name in capitals.
 struct BoolSwitch {
   std::string name; // LANEJIT_ENABLE_<name> / LANEJIT_DISABLE_<name>
@@ -49,7 +49,7 @@ const std::vector<BoolSwitch> &boolSwitches() {
 #define LANEJIT_LOWERING_PASS(name, field, summary, call) add(#field, &CompileOptions::field, true);
 #define LANEJIT_CODEGEN_SWITCH(field, summary) add(#field, &CompileOptions::field, true);
 #define LANEJIT_SWITCH(field, summary) add(#field, &CompileOptions::field, false);
-#include "switches.def"
+#include "options/switches.def"
     return switches;
   }();
   return list;

@@ -1,6 +1,6 @@
 // The compile switches of every subcommand that compiles, and of
 // `inspect --diff`'s second setting: one flag list, one parser (CLI11).
-// Switch and pass names are those of src/switches.def (docs/switches.md).
+// Switch and pass names are those of src/options/switches.def (docs/switches.md).
 #pragma once
 
 #include <lanejit/options.h>

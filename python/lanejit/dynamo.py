@@ -3,7 +3,7 @@
 Dynamo hands each FX graph it captured to `backend`. The graph goes through
 AOTAutograd (so training works: a forward and a backward graph, each
 functional ATen, decomposed by Inductor's table), and in each graph the
-maximal row-program subgraphs become lanejit kernels (_graph_pass); the
+maximal row-program subgraphs become lanejit kernels (graph_pass); the
 rest is compiled by Inductor (the default) or run eagerly
 (options={"rest": "eager"}). Graph breaks, guards and recompiles are
 torch's own. A batch or sequence length Dynamo makes dynamic is lanejit's
@@ -26,7 +26,7 @@ import os
 
 import torch
 
-from ._graph_pass import GraphRecord, lower_graph
+from .torch.graph_pass import GraphRecord, lower_graph
 
 __all__ = ["backend", "records"]
 

@@ -1,14 +1,15 @@
 // `torch.ops.lanejit.row_program(program, signature, inputs) -> Tensor[]`:
 // the operator a captured subgraph becomes in a Dynamo graph
-// (python/lanejit/_row_op.py says what its arguments mean). Defined and
+// (python/lanejit/torch/row_op.py says what its arguments mean). Defined and
 // run here, in C++, so a call costs what the kernel costs plus a few
 // tensor allocations: no Python code runs between Inductor's wrapper and
 // the native entry.
 //
-// A call finds its entry by the program and signature text. _row_op
-// registers one when it compiles the kernel (register_row_program); a
-// call whose entry is missing (code Inductor cached in another process)
-// asks _row_op to compile it, under the GIL, once.
+// A call finds its entry by the program and signature text.
+// lanejit.torch.row_op registers one when it compiles the kernel
+// (register_row_program); a call whose entry is missing (code Inductor
+// cached in another process) asks lanejit.torch.row_op to compile it,
+// under the GIL, once.
 #include "../src/torch_table.h"
 
 #include <ATen/ATen.h>
@@ -65,7 +66,7 @@ struct OutputRule {
 };
 
 struct Entry {
-  const void *kernel = nullptr; // a lanejit::Kernel that _row_op keeps alive
+  const void *kernel = nullptr; // a lanejit::Kernel that lanejit.torch.row_op keeps alive
   std::vector<InputRule> inputs;
   std::vector<OutputRule> outputs;
 };
@@ -96,7 +97,7 @@ const Entry &entryFor(c10::string_view program, c10::string_view signature) {
   {
     py::gil_scoped_acquire gil;
     try {
-      py::module_::import("lanejit._row_op")
+      py::module_::import("lanejit.torch.row_op")
           .attr("kernel_for")(std::string(program), std::string(signature));
     } catch (py::error_already_set &e) {
       TORCH_CHECK(false, "lanejit::row_program: cannot compile its kernel: ", e.what());
@@ -308,8 +309,8 @@ ShapeRule shapeRule(py::handle spec) {
   return r;
 }
 
-// _row_op.kernel_for's registration: the kernel object (kept alive by
-// _row_op) and the parsed signature's inputs and outputs.
+// row_op.kernel_for's registration: the kernel object (kept alive by
+// lanejit.torch.row_op) and the parsed signature's inputs and outputs.
 void registerRowProgram(const std::string &program, const std::string &signature,
                         py::object kernel, py::list inputs, py::list outputs) {
   Entry e;

@@ -15,8 +15,9 @@ torch = pytest.importorskip("torch")
 
 import lanejit  # noqa: E402
 import lanejit.torch as ljt  # noqa: E402
-from lanejit import _row_op, dynamo  # noqa: E402
-from lanejit._graph_pass import GraphRecord, lower_graph  # noqa: E402
+from lanejit import dynamo  # noqa: E402
+from lanejit.torch import row_op  # noqa: E402
+from lanejit.torch.graph_pass import GraphRecord, lower_graph  # noqa: E402
 from torch_models import DecoderBlock  # noqa: E402
 
 TOL = 5e-5
@@ -121,7 +122,7 @@ def test_new_sequence_length_reuses_the_kernels():
         for t in (16, 24):  # the second length makes Dynamo mark it dynamic
             args = block_inputs(t)
             assert close(compiled(*args), block(*args))
-        graphs, compiles = len(sink), _row_op.compiles
+        graphs, compiles = len(sink), row_op.compiles
         dynamic_kernels = kernels(sink[-1:])
         # Kernels over symbolic rows (R an expression of the sequence length).
         assert any(not g["rows"].isdigit() for g in dynamic_kernels), dynamic_kernels
@@ -129,7 +130,7 @@ def test_new_sequence_length_reuses_the_kernels():
             args = block_inputs(t)
             assert close(compiled(*args), block(*args))
     assert len(sink) == graphs, "a new sequence length recompiled the graph"
-    assert _row_op.compiles == compiles, "a new sequence length compiled lanejit kernels"
+    assert row_op.compiles == compiles, "a new sequence length compiled lanejit kernels"
 
 
 def test_graph_without_row_program():
@@ -204,7 +205,7 @@ def test_other_device_stays_in_torch():
 def test_a_failing_pass_leaves_the_graph_to_torch(monkeypatch):
     def broken(program, signature):
         raise RuntimeError("injected")
-    monkeypatch.setattr("lanejit._graph_pass.kernel_for", broken)
+    monkeypatch.setattr("lanejit.torch.graph_pass.kernel_for", broken)
     block = DecoderBlock().eval()
     compiled, sink = compile_recorded(block)
     args = block_inputs(8)
@@ -268,7 +269,7 @@ ADD_ONE_SIGNATURE = ('{"inputs": [["rows", null, false]], "options": {}, '
 def test_operator_compiles_a_kernel_it_has_not_seen():
     # As when Inductor loads code it cached in another process: the first
     # call of the operator compiles the kernel from its program text.
-    code = ("import torch, lanejit._row_op as r\n"
+    code = ("import torch, lanejit.torch.row_op as r\n"
             f"y = torch.ops.lanejit.row_program({ADD_ONE!r}, {ADD_ONE_SIGNATURE!r}, "
             "[torch.arange(8.).reshape(2, 4)])\n"
             "assert r.compiles == 1, r.compiles\n"

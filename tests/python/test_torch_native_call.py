@@ -12,8 +12,8 @@ import torch.nn.functional as F  # noqa: E402
 
 import lanejit.torch as ljt  # noqa: E402
 from lanejit import _lanejit  # noqa: E402
-from lanejit import _fx_ops  # noqa: E402
-from lanejit._fx_direct import direct_call  # noqa: E402
+from lanejit.torch import ops  # noqa: E402
+from lanejit.torch.direct import direct_call  # noqa: E402
 from torch_models import DecoderBlock, seed_cases  # noqa: E402
 
 
@@ -243,7 +243,7 @@ def test_softmax_after_a_neg_inf_fill_matches_eager_with_special_rows(form, monk
             assert not re.search(rf"{exp.group(2)} = select", text), text
             # the same bits as the exp of the filled value (NaN where it is NaN)
             with monkeypatch.context() as mp:
-                mp.setattr(_fx_ops, "_is_neg_inf", lambda v: False)
+                mp.setattr(ops, "_is_neg_inf", lambda v: False)
                 plain = ljt.trace(module if form == "module" else fn)
                 old = plain(s, m)
                 old = plain(s, m)

@@ -8,7 +8,7 @@ import pytest
 torch = pytest.importorskip("torch")
 import torch.nn.functional as F  # noqa: E402
 
-import lanejit._fx_ops  # noqa: E402
+import lanejit.torch.ops  # noqa: E402
 import lanejit.torch as ljt  # noqa: E402
 from torch_models import DecoderBlock, RMSNorm, seed_cases  # noqa: E402
 
@@ -197,9 +197,9 @@ def test_check_mode_catches_a_wrong_kernel(monkeypatch):
     x = torch.randn(4, 33)
     with torch.no_grad():
         ljt.trace(F.silu, check=True)(x)  # right: no error
-        wrong = lambda lw, node: lanejit._fx_ops.elementwise(  # noqa: E731
-            lambda v: v * lanejit._fx_ops._lj.sigmoid(v) * 1.001, lw.val(node.args[0]))
-        monkeypatch.setitem(lanejit._fx_ops._NAMED, "silu", wrong)
+        wrong = lambda lw, node: lanejit.torch.ops.elementwise(  # noqa: E731
+            lambda v: v * lanejit.torch.ops._lj.sigmoid(v) * 1.001, lw.val(node.args[0]))
+        monkeypatch.setitem(lanejit.torch.ops._NAMED, "silu", wrong)
         compiled = ljt.trace(F.silu, check=True)
         with pytest.raises(ljt.CheckError, match="differ from eager"):
             compiled(x)

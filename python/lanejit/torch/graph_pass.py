@@ -23,10 +23,10 @@ import operator
 import torch
 import torch.fx
 
-from ._fx_lower import Lowering, data_free, rows_of, static_shape
-from ._fx_partition import drop_data_movers, partition, probe
-from ._fx_values import Unsupported
-from ._row_op import kernel_for, row_program
+from .lower import Lowering, data_free, rows_of, static_shape
+from .partition import drop_data_movers, partition, probe
+from .values import Unsupported
+from .row_op import kernel_for, row_program
 
 
 class GraphRecord:
@@ -79,7 +79,7 @@ def _record(graph):
 
 
 def _signature(lw, options):
-    """The operator's signature text (see _row_op), and notes on inputs
+    """The operator's signature text (see row_op), and notes on inputs
     that are copied for the call."""
     rows = {}  # leading dims (static) -> the first row input with them
     for k, (kind, _, _) in enumerate(lw.input_kinds):

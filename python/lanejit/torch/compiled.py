@@ -14,7 +14,7 @@ kept for explain().
 In front of all that sit two caches of what a call runs. _lanejit.FastCalls
 (the C base class; its call slot is the callable's __call__) holds entries
 for calls whose arguments are plain float32 CPU tensors, keyed by exact
-sizes and strides, and runs the kernel (when _fx_direct applies) or the
+sizes and strides, and runs the kernel (when direct applies) or the
 specialization's forward without Python code. Any other call, and every
 miss, runs _call: a dict keyed by grad mode and, per argument, shape,
 dtype, is_cpu, is_contiguous() and (in grad mode) requires_grad maps a key
@@ -30,11 +30,11 @@ import inspect
 import torch
 import torch.fx
 
-from . import _lanejit as _lj
-from ._fx_direct import direct_call
-from ._fx_lower import Lowering
-from ._fx_partition import drop_data_movers, mask_edge, partition, probe, record_values
-from ._fx_rewrite import kernel_call, rewrite
+from .. import _lanejit as _lj
+from .direct import direct_call
+from .lower import Lowering
+from .partition import drop_data_movers, mask_edge, partition, probe, record_values
+from .rewrite import kernel_call, rewrite
 
 TOLERANCE = 5e-5
 _Tensor = torch.Tensor

@@ -58,7 +58,7 @@ class DynamoExplanation:
 def explain_compiled(model, args, options=None):
     """The explanation of one call of `model` (a torch.compile result, an
     nn.Module or a function) with `args` under the lanejit backend."""
-    from . import dynamo
+    from .. import dynamo
     original = getattr(model, "_orig_mod", None) or \
         getattr(model, "_torchdynamo_orig_callable", None) or model
     if options is None:

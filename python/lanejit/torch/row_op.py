@@ -23,8 +23,8 @@ import json
 
 import torch
 
-from . import _lanejit as _lj
-from . import _lanejit_torch  # defines the operator (python/torch/row_program_op.cpp)
+from .. import _lanejit as _lj
+from .. import _lanejit_torch  # defines the operator (python/torch/row_program_op.cpp)
 
 _kernels = {}  # (program, signature) -> compiled kernel, kept alive for the operator
 compiles = 0   # lanejit compiles this process made for the operator (tests read it)

@@ -18,8 +18,8 @@ by torch eagerly; its calls cost the least Python (a C fast path).
 
 import torch
 
-from ._fx_compiled import TOLERANCE, CheckError, Compiled, _compare
-from ._fx_explain import Explanation
+from .compiled import TOLERANCE, CheckError, Compiled, _compare
+from .explain import Explanation
 
 __all__ = ["compile", "trace", "explain", "CheckError", "Compiled", "Explanation", "TOLERANCE"]
 
@@ -32,7 +32,7 @@ def compile(fn, check=False, dynamic=None, fullgraph=False, **options):  # noqa:
     (docs/switches.md). check=True also runs `fn` eagerly on every call
     and raises CheckError when a result differs beyond atol = rtol = 5e-5.
     """
-    from . import dynamo  # noqa: F401  (registers the backend by name)
+    from .. import dynamo  # noqa: F401  (registers the backend by name)
     compiled = torch.compile(fn, backend="lanejit", dynamic=dynamic, fullgraph=fullgraph,
                              options=dict(options) or None)
     if not check:
@@ -75,5 +75,5 @@ def explain(model, *args):
         name = getattr(model.graph_module, "_lanejit_name", None) or \
             type(model.original).__name__
         return Explanation(name, spec, reason)
-    from ._dynamo_explain import explain_compiled
+    from .dynamo_explain import explain_compiled
     return explain_compiled(model, args)

@@ -10,7 +10,7 @@ reduction, or a per-row input) is `Uniform`: one value per row that
 broadcasts over the columns. Python numbers stay numbers.
 """
 
-from . import _lanejit as _lj
+from .. import _lanejit as _lj
 
 
 class Unsupported(Exception):

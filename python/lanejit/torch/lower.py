@@ -1,7 +1,7 @@
 """Lowers one captured subgraph of a torch.fx graph to a lanejit Program.
 
 The subgraph's nodes are visited in graph order; each becomes expressions
-through its `_fx_ops` entry. Tensors from outside the subgraph become
+through its `ops` entry. Tensors from outside the subgraph become
 program inputs, classified by their concrete shape against the subgraph's
 R rows: row tensors [..., n] (leading dims flattened into R), column
 vectors [n] (parameters, buffers, any [1, ..., 1, n]), scalars (0-d), and
@@ -18,9 +18,9 @@ import torch
 from torch._subclasses.fake_tensor import FakeTensor
 from torch.fx import Node
 
-from . import _lanejit as _lj
-from ._fx_ops import lookup
-from ._fx_values import Cols, Uniform, Unsupported, elementwise
+from .. import _lanejit as _lj
+from .ops import lookup
+from .values import Cols, Uniform, Unsupported, elementwise
 
 
 def static_dim(d):

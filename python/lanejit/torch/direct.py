@@ -4,7 +4,7 @@ the graph's output, as for each of the six seed operators, a call skips the
 GraphModule's forward, kernel_call's per-input preparation and its result
 reshaping, and calls the kernel itself.
 
-It is only built for one key of the fast guard (_fx_compiled.Compiled),
+It is only built for one key of the fast guard (compiled.Compiled),
 which fixes every argument's shape, dtype, device, contiguity and
 requires_grad, so the preparations that were the identity when it was
 built stay so; the first call through it is checked to give the shapes

@@ -1,7 +1,7 @@
 """How each supported torch operation becomes row-program expressions.
 
-Every entry takes the lowering context (`_fx_lower.Lowering`) and the fx
-node, and returns the node's value (`_fx_values`) or raises Unsupported
+Every entry takes the lowering context (`lower.Lowering`) and the fx
+node, and returns the node's value (`values`) or raises Unsupported
 with the reason the node stays in torch. `lookup(node)` finds the entry for
 call_function, call_method and call_module nodes alike, and for the ATen
 operators of the graphs Dynamo's backends see after AOTAutograd (aten.mul,
@@ -13,8 +13,8 @@ import operator
 import torch
 import torch.nn.functional as F
 
-from . import _lanejit as _lj
-from ._fx_values import Cols, Uniform, Unsupported, concat, elementwise, reduce
+from .. import _lanejit as _lj
+from .values import Cols, Uniform, Unsupported, concat, elementwise, reduce
 
 _SQRT1_2 = 0.7071067811865476         # 1/sqrt(2), as torch's exact GELU
 _SQRT_2_OVER_PI = 0.7978845608028654   # sqrt(2/pi), as torch's tanh GELU

@@ -2,7 +2,7 @@
 
 For one set of concrete inputs (a specialization), `record_values` runs the
 graph once and keeps every node's value (shapes, and the Python values of
-shape arithmetic). `partition` then asks each node's `_fx_ops` entry whether
+shape arithmetic). `partition` then asks each node's `ops` entry whether
 it lowers (a probe lowering over the whole graph, so a node sees its
 producers' row values) and grows maximal connected groups of lowerable nodes
 with the same row count R, never joining two nodes when a path between them
@@ -13,9 +13,9 @@ kernel that feeds it). Each group becomes one kernel.
 import torch
 import torch.fx
 
-from ._fx_lower import Lowering, data_free, rows_of
-from ._fx_ops import op_name
-from ._fx_values import Unsupported
+from .lower import Lowering, data_free, rows_of
+from .ops import op_name
+from .values import Unsupported
 
 
 class _Recorder(torch.fx.Interpreter):

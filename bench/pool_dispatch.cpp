@@ -3,8 +3,8 @@
 // busy loop split over 2 threads against 1. Not built by CMake (it needs
 // -fopenmp); from the repository root:
 //   g++ -O2 -std=c++20 -fopenmp -Isrc -Iinclude bench/pool_dispatch.cpp \
-//       src/runtime/thread_pool.cpp -o /tmp/pool_dispatch -pthread && /tmp/pool_dispatch
-#include "runtime/thread_pool.h"
+//       src/launch/thread_pool.cpp -o /tmp/pool_dispatch -pthread && /tmp/pool_dispatch
+#include "launch/thread_pool.h"
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -39,9 +39,9 @@ template <class F> double med(F f, int reps) {
 int main() {
   int reps = 20000;
   printf("own pool, empty parallelFor(2 tasks, 2 threads): %.0f ns\n",
-         med([] { lanejit::runtime::parallelFor(2, 2, empty, nullptr); }, reps));
+         med([] { lanejit::launch::parallelFor(2, 2, empty, nullptr); }, reps));
   printf("own pool, serial path (1 thread): %.1f ns\n",
-         med([] { lanejit::runtime::parallelFor(2, 1, empty, nullptr); }, reps));
+         med([] { lanejit::launch::parallelFor(2, 1, empty, nullptr); }, reps));
   omp_set_num_threads(2);
   printf("OpenMP (libgomp) empty parallel region, 2 threads: %.0f ns\n",
          med(
@@ -66,7 +66,7 @@ int main() {
           busy(&n, 1);
         },
         200);
-    double two = med([&] { lanejit::runtime::parallelFor(2, 2, busy, &n); }, 200);
+    double two = med([&] { lanejit::launch::parallelFor(2, 2, busy, &n); }, 200);
     printf("work %8.0f ns serial, %8.0f ns on 2 threads (ratio %.2f)\n", one, two, two / one);
   }
 }

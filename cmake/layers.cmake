@@ -16,6 +16,8 @@ set(LANEJIT_LAYER_LIST
   "codegen"                          # LLVM IR from the plan
   "jit"                              # LLVM's optimiser, ORC, the object loader
   "backend"                          # plan to native code, the one face of codegen and jit
+  "cache launch"                     # the persistent cache and its bound; the thread pool,
+                                     # row and column launch, workspaces
   "driver"                           # the pass pipeline in order
   "runtime"                          # Kernel: compile, cache, tune, launch, threads
   "inspect"                          # reading a kernel's machine code

@@ -14,7 +14,7 @@
 // cache and every guard the Python path has still decides what it holds.
 #include "bindings.h"
 #include "fast_call_entry.h"
-#include "runtime/aligned_workspace.h"
+#include "launch/aligned_workspace.h"
 
 #include <structmember.h>
 
@@ -50,7 +50,7 @@ void setLast(FastCalls *self, PyObject *last) {
 
 float *workspace(int64_t floats) {
   thread_local std::vector<float> storage;
-  return runtime::alignedWorkspace(storage, floats);
+  return launch::alignedWorkspace(storage, floats);
 }
 
 // Runs a kernel entry; nullptr (no error set) when a parameter no longer

@@ -340,7 +340,7 @@ llvm::Function *KernelEmitter::emitPart(const std::string &name) {
   launch_.SetInsertPoint(entry_->getTerminator());
   b_.SetInsertPoint(rowBlock);
   // The runtime splits columns only when no output overlaps an input, so
-  // no row is staged here (runtime/column_split.cpp).
+  // no row is staged here (launch/column_split.cpp).
   row_ = rowBegin_;
   for (size_t i = 0; i < bases_.size(); ++i)
     rowBases_.push_back(b_.CreateInBoundsGEP(

@@ -4,8 +4,8 @@
 
 #include "runtime/kernel_cache.h"
 #include "runtime/lowered.h"
-#include "runtime/parallel_launch.h"
-#include "runtime/persistent_cache.h"
+#include "launch/row_launch.h"
+#include "cache/persistent_cache.h"
 #include "runtime/report_builder.h"
 
 #include "backend/backend.h"
@@ -198,8 +198,8 @@ std::shared_ptr<const CompiledCode> build(const Program &program, const CompileO
 
 } // namespace
 
-lower::NativePartEntry partEntryOf(const void *impl) {
-  const Kernel::Impl &k = *static_cast<const Kernel::Impl *>(impl);
+lower::NativePartEntry Kernel::Impl::partEntry() const {
+  const Kernel::Impl &k = *this;
   const CompiledCode &code = *k.code;
   if (!k.options.column_split || !code.cannot_run_here.empty())
     return nullptr;
@@ -267,7 +267,7 @@ NativeEntry rowsAcrossLanesEntry(const Kernel::Impl &k, int64_t rows, int64_t co
   return code.rows_across_lanes
       .find(cols, /*now=*/true,
             [&](int64_t c, std::shared_ptr<void> &lifetime) {
-              // Lowered again, as partEntryOf does: the same plan as the entry's.
+              // Lowered again, as partEntry does: the same plan as the entry's.
               Lowered l = lowerProgram(k.program, k.options);
               std::string diskKey = persistentKey(k.program, k.options, l.target);
               if (!diskKey.empty())
@@ -287,7 +287,7 @@ NativeEntry rowsAcrossLanesEntry(const Kernel::Impl &k, int64_t rows, int64_t co
 
 void forceRowsAcrossLanes(bool on) {
   g_forceRowsAcrossLanes.store(on, std::memory_order_relaxed);
-  runtime::g_launchSettingsEpoch.fetch_add(1, std::memory_order_relaxed);
+  launch::g_launchSettingsEpoch.fetch_add(1, std::memory_order_relaxed);
 }
 bool rowsAcrossLanesForced() {
   return g_forceRowsAcrossLanes.load(std::memory_order_relaxed);
@@ -339,7 +339,7 @@ NativeEntry entryFor(const Kernel::Impl &impl, int64_t rows, int64_t cols, bool 
 
 std::shared_ptr<Kernel::Impl> compileImpl(const Program &program, const CompileOptions &options) {
   if (options.threads)
-    runtime::checkThreadCount(*options.threads, "CompileOptions::threads", Error::Kind::Compile);
+    launch::checkThreadCount(*options.threads, "CompileOptions::threads", Error::Kind::Compile);
   // The cache key holds the full program text, so a hash collision can
   // never return another program's code.
   std::string key = print(program) + "\n" + options.key();

@@ -1,5 +1,5 @@
 // Kernel::run: check the call, protect against aliasing, hand out rows.
-#include "runtime/aligned_workspace.h"
+#include "launch/aligned_workspace.h"
 #include "runtime/kernel_impl.h"
 
 #include "lower/plan.h"
@@ -203,16 +203,16 @@ void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> o
     buffers = staged.data();
   }
   int64_t wsFloats = call->workspace_floats;
-  float *workspace = wsFloats ? runtime::alignedWorkspace(arena.workspace, wsFloats) : nullptr;
+  float *workspace = wsFloats ? launch::alignedWorkspace(arena.workspace, wsFloats) : nullptr;
   LaunchArgs args{buffers, call->strides.data(), shape.rows, shape.cols, workspace};
-  runtime::launchRows(call->entry, {partEntryOf, impl_.get()}, args, wsFloats,
-                      impl_->options.block_rows, runtime::requestedThreads(impl_->options),
+  launch::launchRows(call->entry, impl_.get(), args, wsFloats,
+                      impl_->options.block_rows, launch::requestedThreads(impl_->options),
                       impl_->code->row_cost);
 }
 
 void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> outputs,
                  int threads) const {
-  runtime::CallThreads scope(threads);
+  launch::CallThreads scope(threads);
   run(inputs, outputs);
 }
 
@@ -239,6 +239,63 @@ const Program &Kernel::program() const {
 }
 const CompileOptions &Kernel::options() const {
   return impl_->options;
+}
+
+namespace runtime {
+namespace {
+
+// This thread's last runEntry call that ran as one block on the calling
+// thread: a loop of calls with one shape (a prepared caller, the bench)
+// then pays one look-up and a few compares, not the thread check, entry
+// look-up and cost model (which put RoPE 17x66 on two threads 7% behind
+// the bare entry). Keyed by everything those read: the kernel (by serial,
+// never reused), the shape, the thread count, and the epoch of the cost
+// model's threshold and the tests' rows-across-lanes hook.
+struct LastRunEntry {
+  uint64_t kernel = 0; // 0: nothing kept
+  int64_t rows = 0, cols = 0;
+  int threads = 0;
+  uint64_t epoch = 0;
+  NativeEntry entry = nullptr;
+};
+thread_local LastRunEntry t_lastRunEntry;
+
+} // namespace
+} // namespace runtime
+
+// The first call of a shape (or after a settings change), and every call
+// that splits across threads or runs several blocks.
+void runtime::runEntryUncached(const Kernel::Impl &impl, const LaunchArgs &args, int threads) {
+  launch::checkThreadCount(threads, "Kernel::runEntry");
+  const CompiledCode &code = *impl.code;
+  if (!code.cannot_run_here.empty())
+    throw Error(Error::Kind::Compile, code.cannot_run_here);
+  uint64_t epoch = launch::g_launchSettingsEpoch.load(std::memory_order_relaxed);
+  bool settled = false;
+  NativeEntry entry = entryFor(impl, args.rows, args.cols, /*now=*/true, &settled);
+  int64_t block = impl.options.block_rows;
+  // The serial call's whole overhead: the cost model's multiply-add and
+  // compare; the workers' workspace size only when there are workers.
+  if (launch::threadsWorthUsing(code.row_cost, args.rows, args.cols, threads) <= 1) {
+    for (int64_t r = 0; r < args.rows; r += block)
+      entry(&args, r, std::min(args.rows, r + block));
+    if (settled && args.rows <= block)
+      runtime::t_lastRunEntry = {impl.serial, args.rows, args.cols, threads, epoch, entry};
+    return;
+  }
+  launch::launchRows(entry, &impl, args, lower::workspaceFloats(code.workspace, args.cols), block,
+                     threads, code.row_cost);
+}
+
+// Kept small, with the rest out of line, so a repeated call is a thread-local
+// look-up, five compares and a tail call to the entry.
+void Kernel::runEntry(const LaunchArgs &args, int threads) const {
+  const runtime::LastRunEntry &last = runtime::t_lastRunEntry;
+  if (last.kernel == impl_->serial && last.rows == args.rows && last.cols == args.cols &&
+      last.threads == threads &&
+      last.epoch == launch::g_launchSettingsEpoch.load(std::memory_order_relaxed)) [[likely]]
+    return last.entry(&args, 0, args.rows);
+  runtime::runEntryUncached(*impl_, args, threads);
 }
 
 } // namespace lanejit

@@ -4,7 +4,7 @@
 
 #include "lower/choose_mapping.h"
 #include "runtime/column_entries.h"
-#include "runtime/parallel_launch.h"
+#include "launch/row_launch.h"
 
 #include <lanejit/kernel.h>
 
@@ -79,7 +79,11 @@ constexpr int kMaxTunedEntries = 16;
 
 uint64_t nextSerial();
 
-struct Kernel::Impl {
+// The kernel behind a Kernel handle. It is the source of its calls'
+// column-split entry (launch::PartEntrySource), compiled on first use
+// (runtime/compile.cpp); null when options.column_split is off or it
+// cannot be built (the call then splits rows only).
+struct Kernel::Impl : launch::PartEntrySource {
   // Names this kernel for run()'s last-call memory (runtime/binding.h);
   // never reused in a process, unlike an address.
   uint64_t serial = nextSerial();
@@ -95,6 +99,8 @@ struct Kernel::Impl {
   // Per C: the entry of the recorded (or, with tune_on_first_call,
   // measured) fastest configuration, or null for the kernel's own.
   runtime::ColumnEntries tuned{kMaxTunedColumns, kMaxTunedEntries};
+
+  lower::NativePartEntry partEntry() const override;
 };
 
 // compile() without the wrapper: the tuner pins its kernels' mapping.
@@ -105,11 +111,6 @@ std::shared_ptr<Kernel::Impl> compileImpl(const Program &program, const CompileO
 // `now` and `settled` as for entryFor.
 NativeEntry tunedEntry(const Kernel::Impl &impl, int64_t rows, int64_t cols, bool now,
                        bool *settled);
-
-// The kernel's column-split entry (runtime/column_split.h), compiled on
-// first use; null when options.column_split is off or it cannot be built
-// (the call then splits rows only). `impl` is a Kernel::Impl.
-lower::NativePartEntry partEntryOf(const void *impl);
 
 // The entry a call of rows x cols runs: the rows-across-lanes entry for
 // that C when the kernel's mapping rule picks it (compiled on the first
@@ -129,5 +130,11 @@ bool rowsAcrossLanesForced();
 // Largest number of buffers (inputs + outputs) a program may have; lets a
 // call keep its argument block on the stack.
 constexpr size_t kMaxBuffers = 64;
+
+namespace runtime {
+// Kernel::runEntry past its remembered last call: checks, picks the entry
+// for the shape, and runs it serially (remembering it) or on the pool.
+void runEntryUncached(const Kernel::Impl &impl, const LaunchArgs &args, int threads);
+} // namespace runtime
 
 } // namespace lanejit

@@ -2,8 +2,8 @@
 
 #include "backend/backend.h"
 #include "io/sha256.h"
-#include "runtime/cache_bound.h"
-#include "runtime/persistent_cache.h"
+#include "cache/cache_bound.h"
+#include "cache/persistent_cache.h"
 
 #include <lanejit/error.h>
 #include <lanejit/text.h>

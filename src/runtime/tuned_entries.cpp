@@ -5,9 +5,9 @@
 // differ, which is checked). Also the public look-up of a record.
 #include "backend/backend.h"
 #include "io/read_file.h"
-#include "runtime/cache_bound.h"
+#include "cache/cache_bound.h"
 #include "runtime/kernel_impl.h"
-#include "runtime/persistent_cache.h"
+#include "cache/persistent_cache.h"
 #include "runtime/tune_record.h"
 #include "runtime/tuner.h"
 

@@ -2,9 +2,9 @@
 // interleaved rounds within the budget, keep the fastest, record it.
 #include "runtime/tuner.h"
 
-#include "runtime/aligned_workspace.h"
+#include "launch/aligned_workspace.h"
 #include "runtime/column_entries.h"
-#include "runtime/parallel_launch.h"
+#include "launch/row_launch.h"
 #include "runtime/tune_record.h"
 
 #include <lanejit/check.h>
@@ -89,7 +89,7 @@ std::vector<TuneCandidate> tuneCandidates(const Program &program, TuneShape shap
 TuneResult tune(const Program &program, TuneShape shape, const CompileOptions &options,
                 const TuneSettings &settings) {
   Clock::time_point start = Clock::now();
-  runtime::checkThreadCount(settings.threads, "tune: threads");
+  launch::checkThreadCount(settings.threads, "tune: threads");
   if (shape.rows < 1 || shape.cols < 1)
     throw Error(Error::Kind::Bind,
                 "tune: shape " + shape.str() + ": rows and columns must be >= 1");
@@ -128,14 +128,14 @@ TuneResult tune(const Program &program, TuneShape shape, const CompileOptions &o
   // One call as Kernel::runEntry makes it, with this contender's entry.
   auto call = [&](const Contender &k) {
     int64_t ws = lower::workspaceFloats(k.impl->code->workspace, shape.cols);
-    args.workspace = ws ? runtime::alignedWorkspace(workspaceStorage, ws) : nullptr;
+    args.workspace = ws ? launch::alignedWorkspace(workspaceStorage, ws) : nullptr;
     int64_t block = k.impl->options.block_rows;
     if (settings.threads <= 1) {
       for (int64_t r = 0; r < shape.rows; r += block)
         k.entry(&args, r, std::min(shape.rows, r + block));
       return;
     }
-    runtime::launchRows(k.entry, {partEntryOf, k.impl.get()}, args, ws, block, settings.threads,
+    launch::launchRows(k.entry, k.impl.get(), args, ws, block, settings.threads,
                         k.impl->code->row_cost);
   };
   auto sameBits = [&] {

@@ -13,7 +13,7 @@
 #include "support/testing.h"
 
 #include "runtime/kernel_impl.h"
-#include "runtime/parallel_launch.h"
+#include "launch/row_launch.h"
 
 #include <lanejit/error.h>
 #include <lanejit/kernel.h>
@@ -73,7 +73,7 @@ std::vector<Program> programs() {
 ::testing::AssertionResult runChecked(const Kernel &k, check::Case &c, int threads, Outputs &out) {
   for (check::GuardedBuffer &b : c.outputs)
     b.fill(std::numeric_limits<float>::quiet_NaN());
-  runtime::CallThreads scope(threads);
+  launch::CallThreads scope(threads);
   ::testing::AssertionResult ok = test::runMatchesReference(k, c);
   out = outputsOf(c);
   return ok;
@@ -84,8 +84,8 @@ class RowsAcrossLanes : public ::testing::TestWithParam<int> {};
 TEST_P(RowsAcrossLanes, SameBitsAsPacketLocalOnEveryProgram) {
   int W = GetParam();
   ForceRowsAcrossLanes force;
-  double savedMin = runtime::minWorkNs();
-  runtime::setMinWorkNs(0); // every call with 2+ rows splits across threads
+  double savedMin = launch::minWorkNs();
+  launch::setMinWorkNs(0); // every call with 2+ rows splits across threads
   int ran = 0;
   for (const Program &program : programs()) {
     std::optional<Kernel> rows, packet;
@@ -119,7 +119,7 @@ TEST_P(RowsAcrossLanes, SameBitsAsPacketLocalOnEveryProgram) {
           }
         }
   }
-  runtime::setMinWorkNs(savedMin);
+  launch::setMinWorkNs(savedMin);
   EXPECT_GT(ran, 500);
 }
 

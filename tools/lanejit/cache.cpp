@@ -1,10 +1,10 @@
 // `lanejit cache [--clear]`: the persistent cache's folder, what lanejit
 // keeps there and its size cap; --clear removes lanejit's files from it
-// (runtime/cache_bound.h says which), nothing else.
+// (cache/cache_bound.h says which), nothing else.
 #include "commands.h"
 
-#include "runtime/cache_bound.h"
-#include "runtime/persistent_cache.h"
+#include "cache/cache_bound.h"
+#include "cache/persistent_cache.h"
 
 #include <lanejit/error.h>
 

@@ -7,14 +7,15 @@
 #include "lower/row_cost.h"
 
 #include <lanejit/error.h>
-#include <lanejit/kernel.h>
+#include <lanejit/launch_abi.h>
+#include <lanejit/options.h>
 
 #include <atomic>
 #include <cstdint>
 #include <optional>
 #include <vector>
 
-namespace lanejit::runtime {
+namespace lanejit::launch {
 
 // Threads worth using for `rows` rows of `cost` at `cols`, at most `threads`
 // (and not capped by `rows`: the column split may use more threads than
@@ -54,20 +55,20 @@ private:
 // (the cost model may use fewer), in blocks of at most `block_rows`. The
 // calling thread uses args.workspace; each worker its own, of
 // `workspace_floats` floats. When the call is worth more threads than it
-// has rows and `part` is set, rows are split by column chunks instead
-// (runtime/column_split.h).
-// Where the column-split entry comes from, asked only when a call would
-// split columns (it may compile it then): get(ctx), null when there is none.
-struct PartSource {
-  lower::NativePartEntry (*get)(const void *ctx) = nullptr;
-  const void *ctx = nullptr;
+// has rows and `part` is given, rows are split by column chunks instead
+// (launch/column_split.h).
+// Where a call's column-split entry comes from: asked only when the call
+// would split columns (the first ask may compile it); null when there is
+// none. The kernel that owns the call implements it.
+class PartEntrySource {
+public:
+  virtual lower::NativePartEntry partEntry() const = 0;
+
+protected:
+  ~PartEntrySource() = default;
 };
 
-void launchRows(NativeEntry entry, PartSource part, const LaunchArgs &args,
+void launchRows(NativeEntry entry, const PartEntrySource *part, const LaunchArgs &args,
                 int64_t workspace_floats, int64_t block_rows, int threads, const lower::RowCost &cost);
 
-// Kernel::runEntry past its remembered last call: checks, picks the entry
-// for the shape, and runs it serially (remembering it) or on the pool.
-void runEntryUncached(const Kernel::Impl &impl, const LaunchArgs &args, int threads);
-
-} // namespace lanejit::runtime
+} // namespace lanejit::launch

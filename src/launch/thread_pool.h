@@ -16,7 +16,7 @@
 
 #include <cstdint>
 
-namespace lanejit::runtime {
+namespace lanejit::launch {
 
 // A task must not throw (the entry it runs cannot).
 using TaskFn = void (*)(void *ctx, int64_t task) noexcept;
@@ -36,4 +36,4 @@ struct PoolCounters {
 };
 PoolCounters poolCounters();
 
-} // namespace lanejit::runtime
+} // namespace lanejit::launch

@@ -1,9 +1,9 @@
-// The pool's dealing of tasks (runtime/thread_pool.cpp): every task runs
+// The pool's dealing of tasks (launch/thread_pool.cpp): every task runs
 // exactly once whatever the task and thread counts; each participant starts
 // with its own round-robin share (the caller is participant 0) and keeps it
 // unless it falls behind, so a loop of calls keeps a block on one core; and
 // the tasks of a participant that stalls are taken over by the others.
-#include "runtime/thread_pool.h"
+#include "launch/thread_pool.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-namespace lanejit::runtime {
+namespace lanejit::launch {
 namespace {
 
 // Waits (yielding) until `pred` holds, for at most 30 s so that a broken
@@ -108,4 +108,4 @@ TEST(ThreadPool, AStalledParticipantsTasksAreTakenOver) {
 }
 
 } // namespace
-} // namespace lanejit::runtime
+} // namespace lanejit::launch

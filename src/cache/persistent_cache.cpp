@@ -1,9 +1,9 @@
-#include "runtime/persistent_cache.h"
+#include "cache/persistent_cache.h"
 
 #include "backend/backend.h"
 #include "io/read_file.h"
 #include "io/sha256.h"
-#include "runtime/cache_bound.h"
+#include "cache/cache_bound.h"
 
 #include <atomic>
 #include <cstdlib>

@@ -1,11 +1,11 @@
-// The persistent object cache (runtime/persistent_cache.h): a kernel
+// The persistent object cache (cache/persistent_cache.h): a kernel
 // compiled in one process is linked, not compiled, by the next; its bits are
 // the compiled kernel's; damaged entries are ignored and rewritten;
 // LANEJIT_CACHE=off writes nothing; past its size cap the least recently
-// used files go, never another program's (runtime/cache_bound.h).
-#include "runtime/persistent_cache.h"
+// used files go, never another program's (cache/cache_bound.h).
+#include "cache/persistent_cache.h"
 
-#include "runtime/cache_bound.h"
+#include "cache/cache_bound.h"
 
 #include "support/cache_home.h"
 #include "support/command_line.h"

@@ -1,7 +1,7 @@
 // A small pool of our own (README, "Threads", says why not OpenMP or oneTBB):
 // one job slot, workers that each sleep on their own futex word, so a call
 // wakes exactly the workers it uses and no other.
-#include "runtime/thread_pool.h"
+#include "launch/thread_pool.h"
 
 #include <array>
 #include <atomic>
@@ -12,7 +12,7 @@
 #include <immintrin.h>
 #include <sched.h>
 
-namespace lanejit::runtime {
+namespace lanejit::launch {
 namespace {
 
 // Upper bound of workers (threads - 1); options refuse larger thread counts.
@@ -211,4 +211,4 @@ PoolCounters poolCounters() {
   return pool().counters();
 }
 
-} // namespace lanejit::runtime
+} // namespace lanejit::launch

@@ -5,8 +5,8 @@
 // threshold is set to 0 here so every call with two rows or more is split.
 // Also: many caller threads at once beside a busy pool, a kernel run from
 // inside a pool task, a one-thread call wakes no worker, bad thread counts.
-#include "runtime/parallel_launch.h"
-#include "runtime/thread_pool.h"
+#include "launch/row_launch.h"
+#include "launch/thread_pool.h"
 #include "support/entry_args.h"
 #include "support/testing.h"
 
@@ -27,9 +27,9 @@ namespace lanejit {
 namespace {
 
 struct SplitEverything {
-  double saved = runtime::minWorkNs();
-  SplitEverything() { runtime::setMinWorkNs(0); }
-  ~SplitEverything() { runtime::setMinWorkNs(saved); }
+  double saved = launch::minWorkNs();
+  SplitEverything() { launch::setMinWorkNs(0); }
+  ~SplitEverything() { launch::setMinWorkNs(saved); }
 };
 
 std::vector<std::vector<float>> outputsOf(const check::Case &c) {
@@ -158,7 +158,7 @@ TEST(Parallel, ManyCallersBesideABusyPool) {
   // Keeps the pool busy with long jobs while the callers run.
   std::thread busy([&] {
     while (!stop.load())
-      runtime::parallelFor(
+      launch::parallelFor(
           4, 2,
           [](void *, int64_t) noexcept {
             std::this_thread::sleep_for(std::chrono::microseconds(200));
@@ -185,7 +185,7 @@ TEST(Parallel, KernelInsideAPoolTask) {
     const Reference *ref;
     std::atomic<int> bad{0};
   } ctx{&ref};
-  runtime::parallelFor(
+  launch::parallelFor(
       6, 3,
       [](void *p, int64_t) noexcept {
         auto *c = static_cast<Ctx *>(p);
@@ -199,20 +199,20 @@ TEST(Parallel, OneThreadWorthOfWorkWakesNoWorker) {
   Reference ref; // cost model at its default: 17x65 is serial
   Kernel k = compile(library::swiglu(), test::targetOptions());
   check::Case c = check::makeCase(k.program(), {17, 65}, check::Fill::Random, 1);
-  uint64_t before = runtime::poolCounters().wakeups;
+  uint64_t before = launch::poolCounters().wakeups;
   for (int i = 0; i < 100; ++i)
     k.run(c.inputRefs(), c.outputRefs(), 8);
   check::Case one = check::makeCase(k.program(), {1, 4097}, check::Fill::Random, 1);
   k.run(one.inputRefs(), one.outputRefs(), 8);
-  EXPECT_EQ(runtime::poolCounters().wakeups, before);
+  EXPECT_EQ(launch::poolCounters().wakeups, before);
 }
 
 TEST(Parallel, LargeCallsAreSplitByDefault) {
   Kernel k = compile(library::swiglu(), test::targetOptions());
   check::Case c = check::makeCase(k.program(), {256, 4097}, check::Fill::Random, 1);
-  uint64_t before = runtime::poolCounters().wakeups;
+  uint64_t before = launch::poolCounters().wakeups;
   k.run(c.inputRefs(), c.outputRefs(), 2);
-  EXPECT_GT(runtime::poolCounters().wakeups, before);
+  EXPECT_GT(launch::poolCounters().wakeups, before);
   EXPECT_TRUE(test::matchesReference(c));
 }
 
@@ -247,19 +247,19 @@ TEST(Parallel, RunEntrySplitsAsRunDoes) {
 TEST(Parallel, RepeatedRunEntryFollowsTheCostModelAndTheShape) {
   EntryCall ln(library::layerNorm(), {17, 65});
   // Before: a small call, serial by the cost model, repeated.
-  uint64_t before = runtime::poolCounters().wakeups;
+  uint64_t before = launch::poolCounters().wakeups;
   for (int i = 0; i < 3; ++i) {
     ln.c.outputs[0].fill(0);
     ln.kernel.runEntry(ln.e.args, 2);
     EXPECT_EQ(outputsOf(ln.c), ln.want);
   }
-  EXPECT_EQ(runtime::poolCounters().wakeups, before);
+  EXPECT_EQ(launch::poolCounters().wakeups, before);
   {
     // The cost model's threshold drops: the same call is split now.
     SplitEverything split;
     ln.c.outputs[0].fill(0);
     ln.kernel.runEntry(ln.e.args, 2);
-    EXPECT_GT(runtime::poolCounters().wakeups, before);
+    EXPECT_GT(launch::poolCounters().wakeups, before);
     EXPECT_EQ(outputsOf(ln.c), ln.want);
   }
   // Fewer rows in the same buffers: only those rows are written.
@@ -301,8 +301,8 @@ TEST(Parallel, BadThreadCountsAreClearErrors) {
 }
 
 TEST(Parallel, DefaultIsTheAffinityCount) {
-  EXPECT_GE(runtime::affinityThreads(), 1);
-  EXPECT_EQ(runtime::requestedThreads(CompileOptions{}), runtime::affinityThreads());
+  EXPECT_GE(launch::affinityThreads(), 1);
+  EXPECT_EQ(launch::requestedThreads(CompileOptions{}), launch::affinityThreads());
 }
 
 } // namespace

@@ -7,9 +7,9 @@
 // not a multiple of W) equals its one-thread, W = 4 result at threads
 // 1..8 x W x switches; with the split forced, short shapes (tails, one
 // column, per-row column bounds) run the column-split entry too.
-#include "runtime/column_split.h"
-#include "runtime/parallel_launch.h"
-#include "runtime/thread_pool.h"
+#include "launch/column_split.h"
+#include "launch/row_launch.h"
+#include "launch/thread_pool.h"
 #include "support/output_bits.h"
 #include "support/testing.h"
 
@@ -33,14 +33,14 @@ namespace {
 constexpr int64_t kChunk = lower::kChunkColumns;
 
 struct SplitEverything {
-  double saved = runtime::minWorkNs();
+  double saved = launch::minWorkNs();
   explicit SplitEverything(bool force = false) {
-    runtime::setMinWorkNs(0);
-    runtime::setForcedColumnSplit(force);
+    launch::setMinWorkNs(0);
+    launch::setForcedColumnSplit(force);
   }
   ~SplitEverything() {
-    runtime::setMinWorkNs(saved);
-    runtime::setForcedColumnSplit(false);
+    launch::setMinWorkNs(saved);
+    launch::setForcedColumnSplit(false);
   }
 };
 
@@ -185,7 +185,7 @@ TEST(ColumnSplit, LibraryLongRowsSameBitsEverywhere) {
 // tails of every W, one column, masked softmax's per-row column bounds.
 TEST(ColumnSplit, ForcedOnShortShapesSameBits) {
   SplitEverything split(true);
-  uint64_t before = runtime::poolCounters().wakeups;
+  uint64_t before = launch::poolCounters().wakeups;
   for (const CompileOptions &o : configurations()) {
     for (const library::Entry &e : library::all()) {
       Kernel k = compile(e.make(), o);
@@ -201,7 +201,7 @@ TEST(ColumnSplit, ForcedOnShortShapesSameBits) {
         }
     }
   }
-  EXPECT_GT(runtime::poolCounters().wakeups, before) << "the column split ran";
+  EXPECT_GT(launch::poolCounters().wakeups, before) << "the column split ran";
 }
 
 // The fuzz seed corpus's programs (slices, column indices, bounds, every
@@ -242,16 +242,16 @@ TEST(ColumnSplit, OneLongRowUsesTheWorkers) {
   Kernel k = compile(library::rmsNorm(), test::targetOptions());
   check::Case c = check::makeCase(k.program(), {1, 2 * kChunk + 3}, check::Fill::Random, 1);
   Outputs want = runWith(k, c, 1);
-  uint64_t before = runtime::poolCounters().wakeups;
+  uint64_t before = launch::poolCounters().wakeups;
   EXPECT_TRUE(sameBits(runWith(k, c, 2), want));
-  EXPECT_GT(runtime::poolCounters().wakeups, before);
+  EXPECT_GT(launch::poolCounters().wakeups, before);
 
   CompileOptions off = test::targetOptions();
   off.column_split = false;
   Kernel serial = compile(library::rmsNorm(), off);
-  before = runtime::poolCounters().wakeups;
+  before = launch::poolCounters().wakeups;
   EXPECT_TRUE(sameBits(runWith(serial, c, 2), want));
-  EXPECT_EQ(runtime::poolCounters().wakeups, before);
+  EXPECT_EQ(launch::poolCounters().wakeups, before);
 }
 
 // In place (y is x): the split would reorder reads and writes of the same
@@ -269,10 +269,10 @@ TEST(ColumnSplit, OverlappingOutputsAreNotSplit) {
   }
   k.run({BufferRef::matrix(x.data(), 1, cols), BufferRef::matrix(u.data(), 1, cols)},
         {BufferRef::matrix(want.data(), 1, cols)}, 1);
-  uint64_t before = runtime::poolCounters().wakeups;
+  uint64_t before = launch::poolCounters().wakeups;
   k.run({BufferRef::matrix(x.data(), 1, cols), BufferRef::matrix(u.data(), 1, cols)},
         {BufferRef::matrix(x.data(), 1, cols)}, 2);
-  EXPECT_EQ(runtime::poolCounters().wakeups, before);
+  EXPECT_EQ(launch::poolCounters().wakeups, before);
   EXPECT_EQ(std::memcmp(x.data(), want.data(), cols * sizeof(float)), 0);
 }
 

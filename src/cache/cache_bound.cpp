@@ -1,4 +1,4 @@
-#include "runtime/cache_bound.h"
+#include "cache/cache_bound.h"
 
 #include <algorithm>
 #include <cerrno>

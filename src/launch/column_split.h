@@ -8,9 +8,9 @@
 // (docs/architecture.md, "Threads").
 #pragma once
 
-#include "runtime/parallel_launch.h"
+#include "launch/row_launch.h"
 
-namespace lanejit::runtime {
+namespace lanejit::launch {
 
 // Runs the call by column chunks on up to `threads` threads and returns
 // true, or returns false (nothing run) when a split would not help (no row
@@ -19,7 +19,7 @@ namespace lanejit::runtime {
 // when it is not safe (an output overlaps an input or
 // another output: the split changes the order of columns' reads and
 // writes, which the alias proofs and guards assume).
-bool launchColumns(PartSource part, const LaunchArgs &args, int64_t workspace_floats, int threads,
+bool launchColumns(const PartEntrySource &part, const LaunchArgs &args, int64_t workspace_floats, int threads,
                    const lower::RowCost &cost);
 
 // Tests: split by columns whenever the call has a column-split entry and
@@ -28,4 +28,4 @@ bool launchColumns(PartSource part, const LaunchArgs &args, int64_t workspace_fl
 bool forcedColumnSplit();
 void setForcedColumnSplit(bool on);
 
-} // namespace lanejit::runtime
+} // namespace lanejit::launch

@@ -1,14 +1,14 @@
-// Column chunks across the pool (runtime/column_split.h).
-#include "runtime/column_split.h"
+// Column chunks across the pool (launch/column_split.h).
+#include "launch/column_split.h"
 
-#include "runtime/aligned_workspace.h"
+#include "launch/aligned_workspace.h"
 
-#include "runtime/thread_pool.h"
+#include "launch/thread_pool.h"
 
 #include <algorithm>
 #include <atomic>
 
-namespace lanejit::runtime {
+namespace lanejit::launch {
 namespace {
 
 std::atomic<bool> g_forced{false};
@@ -78,7 +78,7 @@ void setForcedColumnSplit(bool on) {
   g_forced.store(on, std::memory_order_relaxed);
 }
 
-bool launchColumns(PartSource source, const LaunchArgs &args, int64_t workspace_floats, int threads,
+bool launchColumns(const PartEntrySource &source, const LaunchArgs &args, int64_t workspace_floats, int threads,
                    const lower::RowCost &cost) {
   if (args.rows <= 0 || threads <= 1)
     return false;
@@ -90,7 +90,7 @@ bool launchColumns(PartSource source, const LaunchArgs &args, int64_t workspace_
   }
   if ((most < 2 && !forcedColumnSplit()) || outputsOverlap(args, cost))
     return false;
-  lower::NativePartEntry part = source.get(source.ctx);
+  lower::NativePartEntry part = source.partEntry();
   if (!part)
     return false;
 
@@ -120,4 +120,4 @@ bool launchColumns(PartSource source, const LaunchArgs &args, int64_t workspace_
   return true;
 }
 
-} // namespace lanejit::runtime
+} // namespace lanejit::launch

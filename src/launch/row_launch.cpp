@@ -1,10 +1,9 @@
-// Row blocks across the pool (runtime/parallel_launch.h).
-#include "runtime/parallel_launch.h"
+// Row blocks across the pool (launch/row_launch.h).
+#include "launch/row_launch.h"
 
-#include "runtime/aligned_workspace.h"
-#include "runtime/column_split.h"
-#include "runtime/kernel_impl.h"
-#include "runtime/thread_pool.h"
+#include "launch/aligned_workspace.h"
+#include "launch/column_split.h"
+#include "launch/thread_pool.h"
 
 #include <lanejit/error.h>
 
@@ -14,7 +13,7 @@
 #include <string>
 #include <thread>
 
-namespace lanejit::runtime {
+namespace lanejit::launch {
 namespace {
 
 thread_local int t_callThreads = 0; // 0: no per-call override
@@ -31,22 +30,6 @@ struct RowJob {
   int64_t block;
   std::thread::id caller;
 };
-
-// This thread's last runEntry call that ran as one block on the calling
-// thread: a loop of calls with one shape (a prepared caller, the bench)
-// then pays one look-up and a few compares, not the thread check, entry
-// look-up and cost model (which put RoPE 17x66 on two threads 7% behind
-// the bare entry). Keyed by everything those read: the kernel (by serial,
-// never reused), the shape, the thread count, and the epoch of the cost
-// model's threshold and the tests' rows-across-lanes hook.
-struct LastRunEntry {
-  uint64_t kernel = 0; // 0: nothing kept
-  int64_t rows = 0, cols = 0;
-  int threads = 0;
-  uint64_t epoch = 0;
-  NativeEntry entry = nullptr;
-};
-thread_local LastRunEntry t_lastRunEntry;
 
 void runBlock(void *ctx, int64_t task) noexcept {
   const RowJob &job = *static_cast<const RowJob *>(ctx);
@@ -104,7 +87,7 @@ CallThreads::~CallThreads() {
   t_callThreads = saved_;
 }
 
-void launchRows(NativeEntry entry, PartSource part, const LaunchArgs &args,
+void launchRows(NativeEntry entry, const PartEntrySource *part, const LaunchArgs &args,
                 int64_t workspace_floats, int64_t block_rows, int threads, const lower::RowCost &cost) {
   auto serial = [&] {
     for (int64_t r = 0; r < args.rows; r += block_rows)
@@ -113,8 +96,8 @@ void launchRows(NativeEntry entry, PartSource part, const LaunchArgs &args,
   int use = threadsWorthUsing(cost, args.rows, args.cols, threads);
   if (use <= 1 || insidePoolTask())
     return serial();
-  if ((use > args.rows || forcedColumnSplit()) && part.get &&
-      launchColumns(part, args, workspace_floats, use, cost))
+  if ((use > args.rows || forcedColumnSplit()) && part &&
+      launchColumns(*part, args, workspace_floats, use, cost))
     return;
   use = static_cast<int>(std::min<int64_t>(use, args.rows));
   if (use <= 1)
@@ -125,43 +108,4 @@ void launchRows(NativeEntry entry, PartSource part, const LaunchArgs &args,
   parallelFor((args.rows + block - 1) / block, use, runBlock, &job);
 }
 
-} // namespace lanejit::runtime
-
-namespace lanejit {
-
-// The first call of a shape (or after a settings change), and every call
-// that splits across threads or runs several blocks.
-void runtime::runEntryUncached(const Kernel::Impl &impl, const LaunchArgs &args, int threads) {
-  checkThreadCount(threads, "Kernel::runEntry");
-  const CompiledCode &code = *impl.code;
-  if (!code.cannot_run_here.empty())
-    throw Error(Error::Kind::Compile, code.cannot_run_here);
-  uint64_t epoch = g_launchSettingsEpoch.load(std::memory_order_relaxed);
-  bool settled = false;
-  NativeEntry entry = entryFor(impl, args.rows, args.cols, /*now=*/true, &settled);
-  int64_t block = impl.options.block_rows;
-  // The serial call's whole overhead: the cost model's multiply-add and
-  // compare; the workers' workspace size only when there are workers.
-  if (threadsWorthUsing(code.row_cost, args.rows, args.cols, threads) <= 1) {
-    for (int64_t r = 0; r < args.rows; r += block)
-      entry(&args, r, std::min(args.rows, r + block));
-    if (settled && args.rows <= block)
-      t_lastRunEntry = {impl.serial, args.rows, args.cols, threads, epoch, entry};
-    return;
-  }
-  launchRows(entry, {partEntryOf, &impl}, args, lower::workspaceFloats(code.workspace, args.cols),
-             block, threads, code.row_cost);
-}
-
-// Kept small, with the rest out of line, so a repeated call is a thread-local
-// look-up, five compares and a tail call to the entry.
-void Kernel::runEntry(const LaunchArgs &args, int threads) const {
-  const runtime::LastRunEntry &last = runtime::t_lastRunEntry;
-  if (last.kernel == impl_->serial && last.rows == args.rows && last.cols == args.cols &&
-      last.threads == threads &&
-      last.epoch == runtime::g_launchSettingsEpoch.load(std::memory_order_relaxed)) [[likely]]
-    return last.entry(&args, 0, args.rows);
-  runtime::runEntryUncached(*impl_, args, threads);
-}
-
-} // namespace lanejit
+} // namespace lanejit::launch

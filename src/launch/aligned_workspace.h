@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace lanejit::runtime {
+namespace lanejit::launch {
 
 inline float *alignedWorkspace(std::vector<float> &storage, int64_t floats) {
   constexpr uintptr_t align = LANEJIT_WORKSPACE_ALIGN_BYTES;
@@ -20,4 +20,4 @@ inline float *alignedWorkspace(std::vector<float> &storage, int64_t floats) {
   return reinterpret_cast<float *>((p + align - 1) & ~(align - 1));
 }
 
-} // namespace lanejit::runtime
+} // namespace lanejit::launch

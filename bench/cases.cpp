@@ -1,7 +1,7 @@
 // The case list and case specs from the command line (bench/cases.h).
 #include "cases.h"
 
-#include <lanejit/bind.h>
+#include <lanejit/shape_binding.h>
 #include <lanejit/error.h>
 #include <lanejit/library.h>
 #include <lanejit/text.h>

@@ -18,14 +18,17 @@ set(LANEJIT_LAYER_LIST
   "backend"                          # plan to native code, the one face of codegen and jit
   "cache launch"                     # the persistent cache and its bound; the thread pool,
                                      # row and column launch, workspaces
-  "driver"                           # the pass pipeline in order
-  "runtime"                          # Kernel: compile, cache, tune, launch, threads
+  "driver"                           # a compile: pass order, lowering, the code and its
+                                     # entries, the report, both caches
+  "kernel"                           # Kernel::Impl: a kernel's code and its own entries
+  "tune"                             # measured configurations: the tuner, its records
+  "runtime"                          # Kernel's methods: calls, checks, entry choice
   "inspect"                          # reading a kernel's machine code
   "aot")                             # objects and headers for programs without LLVM
 set(LANEJIT_PUBLIC_HEADER_FOLDERS
-  error=error dim=ir ir=ir verify=ir options=options buffer=abi bind=abi launch_abi=abi
-  text=text dsl=capture library=capture reference=reference check=check report=runtime
-  kernel=runtime bound_call=runtime kernel_cache=runtime tune=runtime inspect=inspect aot=aot)
+  error=error dim=ir ir=ir verify=ir options=options buffer=abi shape_binding=abi launch_abi=abi
+  text=text dsl=capture library=capture reference=reference check=check report=driver
+  kernel=kernel bound_call=runtime kernel_cache=cache tune=tune inspect=inspect aot=aot)
 
 # Sets ${out} to the violations under ${root}/src, one line each ("" when none).
 function(lanejit_layer_violations root out)

@@ -6,7 +6,7 @@
 
 #include "npy.h"
 
-#include <lanejit/bind.h>
+#include <lanejit/shape_binding.h>
 #include <lanejit/reference.h>
 #include <lanejit/text.h>
 

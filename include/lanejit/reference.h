@@ -22,7 +22,7 @@ struct ReferenceOutput {
 };
 
 // inputs: one BufferRef per Program::inputs entry (f32 data). The shape is
-// bound the same way Kernel::run binds it (see bind.h).
+// bound the same way Kernel::run binds it (see shape_binding.h).
 std::vector<ReferenceOutput> evaluateReference(const Program &program,
                                                std::span<const BufferRef> inputs, Shape shape);
 

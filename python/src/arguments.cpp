@@ -3,7 +3,7 @@
 // directly: no Python attribute lookups, no copies, no heap allocation.
 #include "arguments.h"
 
-#include <lanejit/bind.h>
+#include <lanejit/shape_binding.h>
 
 #include <pybind11/numpy.h>
 

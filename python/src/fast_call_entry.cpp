@@ -2,7 +2,7 @@
 // a plain kernel call makes runs here, once, so a hit only guards layouts.
 #include "fast_call_entry.h"
 
-#include <lanejit/bind.h>
+#include <lanejit/shape_binding.h>
 
 #include <sched.h>
 

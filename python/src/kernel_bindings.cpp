@@ -5,7 +5,7 @@
 #include "bindings.h"
 
 #include <lanejit/aot.h>
-#include <lanejit/bind.h>
+#include <lanejit/shape_binding.h>
 #include <lanejit/inspect.h>
 #include <lanejit/kernel.h>
 #include <lanejit/reference.h>

@@ -4,7 +4,7 @@
 #include "arguments.h"
 #include "bindings.h"
 
-#include <lanejit/bind.h>
+#include <lanejit/shape_binding.h>
 #include <lanejit/kernel.h>
 
 #include <chrono>

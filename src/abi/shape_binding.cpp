@@ -1,7 +1,7 @@
 // Binding caller buffers to declarations: infer (R, C), then check every
 // buffer against what its declaration evaluates to. Runs on every call, so
 // the success path allocates nothing; messages are built only on failure.
-#include <lanejit/bind.h>
+#include <lanejit/shape_binding.h>
 #include <lanejit/error.h>
 
 #include <cstdint>

@@ -105,14 +105,17 @@ std::string version() {
 
 std::string dump(const lower::KernelPlan &plan, const Target &target,
                  const jit::OptimizerSettings &settings, const std::string &symbol,
-                 const std::string &stage, std::optional<int64_t> fixedCols, bool rowsAcrossLanes) {
+                 const std::string &stage, EntryKind kind, int64_t cols) {
   // A private context: the JIT's module is gone after linking.
   llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> module;
-  if (rowsAcrossLanes) {
+  if (kind == EntryKind::RowsAcrossLanes) {
     module = std::make_unique<llvm::Module>(symbol, context);
-    codegen::emitRowsAcrossLanes(plan, *module, target.codegen, symbol, fixedCols.value());
+    codegen::emitRowsAcrossLanes(plan, *module, target.codegen, symbol, cols);
   } else {
+    std::optional<int64_t> fixedCols;
+    if (kind == EntryKind::Columns)
+      fixedCols = cols;
     module = emitModule(plan, target, context, symbol, nullptr, fixedCols);
   }
   const codegen::CodegenTarget &t = target.codegen;

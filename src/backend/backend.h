@@ -74,12 +74,19 @@ Native link(const std::string &object, const std::string &symbol,
 // "LLVM 16.0.6": part of the persistent cache's build identity.
 std::string version();
 
-// The textual stages of compile(), for `lanejit dump`: "llvm-unoptimized",
-// "llvm" (after the optimiser) and "asm". With rowsAcrossLanes, the
-// rows-across-lanes entry for *fixedCols instead (compileRowsAcrossLanes).
+// A kernel's entries: the generic one, and those built later from the same
+// plan for exactly one C.
+enum class EntryKind {
+  Generic,         // any C (compile without fixedCols)
+  Columns,         // packet-local, specialised for one C (compile with fixedCols)
+  RowsAcrossLanes, // one row per lane, for one C (compileRowsAcrossLanes)
+};
+
+// The textual stages of an entry, for `lanejit dump`: "llvm-unoptimized",
+// "llvm" (after the optimiser) and "asm". `cols`: the C of a Columns or
+// RowsAcrossLanes entry.
 std::string dump(const lower::KernelPlan &plan, const Target &target,
                  const jit::OptimizerSettings &settings, const std::string &symbol,
-                 const std::string &stage, std::optional<int64_t> fixedCols = std::nullopt,
-                 bool rowsAcrossLanes = false);
+                 const std::string &stage, EntryKind kind = EntryKind::Generic, int64_t cols = 0);
 
 } // namespace lanejit::backend

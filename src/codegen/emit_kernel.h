@@ -27,7 +27,7 @@ namespace lanejit::codegen {
 
 // With `fixedCols`, the entry is specialised for that column count: it
 // ignores LaunchArgs::cols and must only be called with calls of exactly
-// that C (runtime/column_entries.h). Packet counts, the tail's mask and the
+// that C (cache/column_entries.h). Packet counts, the tail's mask and the
 // reductions' untouched accumulators become constants LLVM folds; the
 // operations on each element, and so the bits, are the generic entry's.
 llvm::Function *emitKernel(const lower::KernelPlan &plan, llvm::Module &module,

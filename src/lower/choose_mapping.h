@@ -24,7 +24,7 @@ struct MappingRule {
   int64_t max_cols = 0, min_rows = 0;
   // The widest C whose rows-across-lanes entry stays within the code-size
   // budget, whatever the speed rule says: what the tuner may try
-  // (runtime/tuner.h); 0 when the switch is off or rows are flattened.
+  // (tune/tuner.h); 0 when the switch is off or rows are flattened.
   int64_t max_cols_by_size = 0;
   std::string reason; // why, for the compile report and `lanejit explain`
 };

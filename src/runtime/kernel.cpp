@@ -1,63 +1,23 @@
-// Kernel::run: check the call, protect against aliasing, hand out rows.
+// Kernel's methods, in one place: compile(), run() (check the call,
+// protect against aliasing, hand out rows), bind(), runEntry(), the
+// accessors and dumps.
+#include "kernel/kernel_impl.h"
+
+#include "driver/compiled_code.h"
 #include "launch/aligned_workspace.h"
-#include "runtime/kernel_impl.h"
-
 #include "lower/plan.h"
-#include "runtime/binding.h"
+#include "runtime/entry_choice.h"
+#include "runtime/prepared_call.h"
 
-#include <lanejit/bind.h>
 #include <lanejit/error.h>
+#include <lanejit/text.h>
 
 #include <array>
-#include <atomic>
 #include <cstring>
-#include <limits>
 #include <vector>
 
 namespace lanejit {
 namespace {
-
-constexpr int64_t kMaxI32 = std::numeric_limits<int32_t>::max();
-
-struct ByteRange {
-  uintptr_t begin = 0, end = 0; // [begin, end)
-  bool overlaps(const ByteRange &o) const {
-    return begin < end && o.begin < o.end && begin < o.end && o.begin < end;
-  }
-};
-
-// The bytes the kernel can touch through a buffer bound to `shape` (row
-// padding included between rows): a scalar is one float and a column
-// vector one row, whatever rows/cols the caller wrote in its BufferRef.
-// bindShape has checked the span fits, so byteSpan does not throw here.
-ByteRange rangeOf(const BufferRef &b, ParamKind kind, Shape shape) {
-  if (!b.data)
-    return {};
-  auto start = reinterpret_cast<uintptr_t>(b.data);
-  if (kind == ParamKind::Scalar)
-    return {start, start + sizeof(float)};
-  int64_t rows = kind == ParamKind::RowTensor ? shape.rows : 1;
-  return {start, start + static_cast<uintptr_t>(byteSpan(b, rows, "buffer"))};
-}
-
-std::string bufferLabel(const Program &p, bool output, size_t i) {
-  return std::string(output ? "output '" : "input '") +
-         (output ? p.outputs[i].name : p.inputs[i].name) + "'";
-}
-
-// A buffer's column indices are i32 inside the kernel too (its columns
-// may be a multiple of C, or not depend on C at all).
-void requireI32Columns(const BufferRef &b, const Program &p, bool output, size_t i) {
-  if (b.cols > kMaxI32)
-    throw Error(Error::Kind::Bind, bufferLabel(p, output, i) + ": " + std::to_string(b.cols) +
-                                       " columns: column indices are 32-bit, at most 2^31 - 1");
-}
-
-// Whether an input is exactly an output: element (r, c) of one is element
-// (r, c) of the other. The entry's guards handle that case itself.
-bool exactlyAliased(const BufferRef &in, ParamKind kind, const BufferRef &out) {
-  return kind == ParamKind::RowTensor && in.data == out.data && in.stride() == out.stride();
-}
 
 // Per-thread memory a call needs: copies of inputs that partially overlap
 // an output (reading them while the kernel writes would see half-updated
@@ -68,103 +28,6 @@ struct Arena {
   std::vector<float> workspace;
 };
 thread_local Arena arena;
-
-// Every column offset and count the program uses must be a non-negative
-// integer for `cols`: the entry's integer division would silently
-// truncate. Column indices are i32 inside the kernel, so each must also
-// fit in 31 bits (C does not bound 2*C). Throws the error naming the node.
-void checkColumnRanges(const CompiledCode &code, int64_t cols) {
-  if (cols > kMaxI32)
-    throw Error(Error::Kind::Bind,
-                "C = " + std::to_string(cols) + " columns: at most 2^31 - 1 are supported");
-  for (const auto &[dim, what] : code.dims)
-    if (int64_t v = evaluateDim(dim, cols, what); v > kMaxI32)
-      throw Error(Error::Kind::Bind, dim.str() + " = " + std::to_string(v) +
-                                         " for C = " + std::to_string(cols) + " (" + what +
-                                         "): column indices are 32-bit, at most 2^31 - 1");
-}
-
-// The row index is i32 inside the kernel: a program that reads it cannot
-// run more rows than that. Walked only for such a shape, off the common path.
-void checkRowIndexRange(const Program &program, int64_t rows) {
-  if (rows <= kMaxI32)
-    return;
-  bool readsRow = false;
-  forEachNode(program,
-              [&](const Expr &e) { readsRow = readsRow || e->kind == NodeKind::RowIndex; });
-  if (readsRow)
-    throw Error(Error::Kind::Bind, "R = " + std::to_string(rows) + " rows: program '" +
-                                       program.name +
-                                       "' reads the row index, which is 32-bit (at most 2^31 - 1)");
-}
-
-} // namespace
-
-uint64_t nextSerial() {
-  static std::atomic<uint64_t> serial{1};
-  return serial++;
-}
-
-PreparedCall prepareCall(const Kernel::Impl &impl, std::span<const BufferRef> inputs,
-                         std::span<const BufferRef> outputs) {
-  const Program &program = impl.program;
-  if (!impl.code->cannot_run_here.empty())
-    throw Error(Error::Kind::Compile, impl.code->cannot_run_here);
-  if (outputs.size() != program.outputs.size())
-    throw Error(Error::Kind::Bind,
-                "program '" + program.name + "' has " + std::to_string(program.outputs.size()) +
-                    " outputs; the call passed " + std::to_string(outputs.size()));
-  PreparedCall call;
-  Shape shape = call.shape = bindShape(program, inputs, outputs);
-  checkColumnRanges(*impl.code, shape.cols);
-  checkRowIndexRange(program, shape.rows);
-
-  std::array<ByteRange, kMaxBuffers> outRanges{};
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    requireI32Columns(outputs[i], program, true, i);
-    outRanges[i] = rangeOf(outputs[i], ParamKind::RowTensor, shape);
-    for (size_t j = 0; j < i; ++j)
-      if (outRanges[i].overlaps(outRanges[j]))
-        throw Error(Error::Kind::Bind, bufferLabel(program, true, j) + " and " +
-                                           bufferLabel(program, true, i) +
-                                           " overlap; outputs must not share memory");
-  }
-
-  std::array<void *, kMaxBuffers> &buffers = call.buffers;
-  std::array<int64_t, kMaxBuffers> &strides = call.strides;
-  size_t n = 0;
-  for (size_t i = 0; i < inputs.size(); ++i, ++n) {
-    buffers[n] = inputs[i].data;
-    strides[n] = inputs[i].stride();
-    if (program.inputs[i].kind != ParamKind::Scalar)
-      requireI32Columns(inputs[i], program, false, i);
-    ByteRange in = rangeOf(inputs[i], program.inputs[i].kind, shape);
-    bool partial = false;
-    for (size_t j = 0; j < outputs.size(); ++j)
-      partial = partial || (in.overlaps(outRanges[j]) &&
-                            !exactlyAliased(inputs[i], program.inputs[i].kind, outputs[j]));
-    if (!partial)
-      continue;
-    // Safe path for a partial overlap (a write to row r may land in a later
-    // row of the input): the kernel reads a private copy of the whole input,
-    // taken at every call (stageInputs). Exact aliasing is left to the
-    // entry, which proves or guards it.
-    call.staged |= uint64_t{1} << i;
-    call.staged_bytes[i] = in.end - in.begin;
-  }
-  for (size_t i = 0; i < outputs.size(); ++i, ++n) {
-    buffers[n] = outputs[i].data;
-    strides[n] = outputs[i].stride();
-  }
-  call.count = n;
-  // Column ranges were checked above, so the public workspaceFloats() check
-  // need not run again on every call.
-  call.workspace_floats = lower::workspaceFloats(impl.code->workspace, shape.cols);
-  call.entry = entryFor(impl, shape.rows, shape.cols, /*now=*/false, &call.entry_settled);
-  return call;
-}
-
-namespace {
 
 // The per-call copies of partially overlapping inputs, in this thread's
 // arena; `buffers` gets the copies' addresses.
@@ -185,6 +48,16 @@ void stageInputs(const PreparedCall &call, std::array<void *, kMaxBuffers> &buff
 
 thread_local LastCall lastCall;
 
+// What a BoundCall owns: its argument arrays, workspace and copies, and the
+// kernel's code.
+struct BoundState {
+  PreparedCall call;
+  std::vector<float> workspace;
+  std::vector<std::vector<float>> copies; // per staged input
+  std::vector<const void *> sources;      // per staged input
+  std::shared_ptr<const CompiledCode> code;
+};
+
 } // namespace
 
 void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> outputs) const {
@@ -192,8 +65,8 @@ void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> o
   if (!call)
     call = &lastCall.remember(impl_->serial, inputs, outputs, prepareCall(*impl_, inputs, outputs));
   else if (!call->entry_settled) // a repeated call: its C may now earn an entry
-    call->entry =
-        entryFor(*impl_, call->shape.rows, call->shape.cols, /*now=*/false, &call->entry_settled);
+    call->entry = entryFor(*impl_, call->shape.rows, call->shape.cols, cache::BuildWhen::OnRepeat,
+                           &call->entry_settled);
   Shape shape = call->shape;
   void *const *buffers = call->buffers.data();
   std::array<void *, kMaxBuffers> staged;
@@ -216,6 +89,48 @@ void Kernel::run(std::span<const BufferRef> inputs, std::span<const BufferRef> o
   run(inputs, outputs);
 }
 
+BoundCall Kernel::bind(std::span<const BufferRef> inputs,
+                       std::span<const BufferRef> outputs) const {
+  auto state = std::make_shared<BoundState>();
+  state->call = prepareCall(*impl_, inputs, outputs);
+  // A bound call is made to be called many times: its C's entry now.
+  state->call.entry =
+      entryFor(*impl_, state->call.shape.rows, state->call.shape.cols, cache::BuildWhen::Now);
+  state->code = impl_->code;
+  PreparedCall &c = state->call;
+  BoundCall bound;
+  float *workspace = nullptr;
+  if (c.workspace_floats) {
+    constexpr uintptr_t align = LANEJIT_WORKSPACE_ALIGN_BYTES;
+    state->workspace.resize(static_cast<size_t>(c.workspace_floats) + align / sizeof(float));
+    auto p = reinterpret_cast<uintptr_t>(state->workspace.data());
+    workspace = reinterpret_cast<float *>((p + align - 1) & ~(align - 1));
+  }
+  state->copies.resize(inputs.size());
+  state->sources.resize(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (c.staged >> i & 1) {
+      state->sources[i] = c.buffers[i];
+      state->copies[i].resize((c.staged_bytes[i] + sizeof(float) - 1) / sizeof(float));
+      c.buffers[i] = state->copies[i].data();
+      bound.staged_ = true;
+    }
+  bound.entry_ = c.entry;
+  bound.args_ = {c.buffers.data(), c.strides.data(), c.shape.rows, c.shape.cols, workspace};
+  bound.rows_ = c.shape.rows;
+  bound.block_ = impl_->options.block_rows;
+  bound.state_ = std::move(state);
+  return bound;
+}
+
+void BoundCall::stage() const {
+  auto *state = static_cast<BoundState *>(state_.get());
+  const PreparedCall &c = state->call;
+  for (size_t i = 0; i < state->copies.size(); ++i)
+    if (c.staged >> i & 1)
+      std::memcpy(state->copies[i].data(), state->sources[i], c.staged_bytes[i]);
+}
+
 NativeEntry Kernel::nativeEntry() const {
   if (!impl_->code->cannot_run_here.empty())
     throw Error(Error::Kind::Compile, impl_->code->cannot_run_here);
@@ -223,7 +138,7 @@ NativeEntry Kernel::nativeEntry() const {
 }
 NativeEntry Kernel::nativeEntry(int64_t rows, int64_t cols) const {
   nativeEntry(); // throws when the code cannot run here
-  return entryFor(*impl_, rows, cols, /*now=*/true);
+  return entryFor(*impl_, rows, cols, cache::BuildWhen::Now);
 }
 int64_t Kernel::workspaceFloats(int64_t cols) const {
   // The entry would index past a size computed from a Dim that is not a
@@ -241,7 +156,6 @@ const CompileOptions &Kernel::options() const {
   return impl_->options;
 }
 
-namespace runtime {
 namespace {
 
 // This thread's last runEntry call that ran as one block on the calling
@@ -260,19 +174,20 @@ struct LastRunEntry {
 };
 thread_local LastRunEntry t_lastRunEntry;
 
-} // namespace
-} // namespace runtime
-
-// The first call of a shape (or after a settings change), and every call
-// that splits across threads or runs several blocks.
-void runtime::runEntryUncached(const Kernel::Impl &impl, const LaunchArgs &args, int threads) {
+// runEntry past its remembered last call, for the first call of a shape (or
+// after a settings change) and every call that splits across threads or
+// runs several blocks: checks, picks the entry for the shape, and runs it
+// serially (remembering it) or on the pool. Out of line: runEntry stays a
+// few instructions.
+[[gnu::noinline]] void runEntryUncached(const Kernel::Impl &impl, const LaunchArgs &args,
+                                        int threads) {
   launch::checkThreadCount(threads, "Kernel::runEntry");
   const CompiledCode &code = *impl.code;
   if (!code.cannot_run_here.empty())
     throw Error(Error::Kind::Compile, code.cannot_run_here);
   uint64_t epoch = launch::g_launchSettingsEpoch.load(std::memory_order_relaxed);
   bool settled = false;
-  NativeEntry entry = entryFor(impl, args.rows, args.cols, /*now=*/true, &settled);
+  NativeEntry entry = entryFor(impl, args.rows, args.cols, cache::BuildWhen::Now, &settled);
   int64_t block = impl.options.block_rows;
   // The serial call's whole overhead: the cost model's multiply-add and
   // compare; the workers' workspace size only when there are workers.
@@ -280,22 +195,81 @@ void runtime::runEntryUncached(const Kernel::Impl &impl, const LaunchArgs &args,
     for (int64_t r = 0; r < args.rows; r += block)
       entry(&args, r, std::min(args.rows, r + block));
     if (settled && args.rows <= block)
-      runtime::t_lastRunEntry = {impl.serial, args.rows, args.cols, threads, epoch, entry};
+      t_lastRunEntry = {impl.serial, args.rows, args.cols, threads, epoch, entry};
     return;
   }
   launch::launchRows(entry, &impl, args, lower::workspaceFloats(code.workspace, args.cols), block,
                      threads, code.row_cost);
 }
 
+} // namespace
+
 // Kept small, with the rest out of line, so a repeated call is a thread-local
 // look-up, five compares and a tail call to the entry.
 void Kernel::runEntry(const LaunchArgs &args, int threads) const {
-  const runtime::LastRunEntry &last = runtime::t_lastRunEntry;
+  const LastRunEntry &last = t_lastRunEntry;
   if (last.kernel == impl_->serial && last.rows == args.rows && last.cols == args.cols &&
       last.threads == threads &&
       last.epoch == launch::g_launchSettingsEpoch.load(std::memory_order_relaxed)) [[likely]]
     return last.entry(&args, 0, args.rows);
-  runtime::runEntryUncached(*impl_, args, threads);
+  runEntryUncached(*impl_, args, threads);
+}
+
+Kernel compile(const Program &program, const CompileOptions &options) {
+  return Kernel(compileImpl(program, options));
+}
+
+const CompileReport &Kernel::report() const {
+  return impl_->report;
+}
+const std::string &Kernel::object() const {
+  return impl_->code->object;
+}
+const std::string &Kernel::entrySymbol() const {
+  return impl_->code->entry_symbol;
+}
+
+std::string Kernel::dump(const std::string &stage) const {
+  if (stage == "ir")
+    return print(impl_->code->lowered);
+  if (stage == "plan")
+    return impl_->code->plan;
+  if (stage == "passes")
+    return impl_->code->pass_log;
+  if (stage != "llvm" && stage != "llvm-unoptimized" && stage != "asm")
+    throw Error(Error::Kind::Compile, "unknown dump stage '" + stage +
+                                          "' (passes, ir, plan, llvm-unoptimized, llvm, asm)");
+  return driver::dumpEntry(impl_->program, impl_->options, stage, driver::EntryKind::Generic);
+}
+
+namespace {
+
+// The checks of a dump of one C's entry: `what` names the entry kind in
+// the messages, `maxCols` the largest C such an entry exists for.
+void checkEntryDump(const std::string &stage, int64_t cols, const std::string &what,
+                    const std::string &colsRule, int64_t maxCols) {
+  if (stage != "llvm" && stage != "llvm-unoptimized" && stage != "asm")
+    throw Error(Error::Kind::Compile, what + " has only the code stages " +
+                                          "(llvm-unoptimized, llvm, asm), not '" + stage + "'");
+  if (cols < 1 || cols > maxCols)
+    throw Error(Error::Kind::Compile, colsRule + " 1 to " + std::to_string(maxCols) +
+                                          " columns, not " + std::to_string(cols));
+}
+
+} // namespace
+
+std::string Kernel::dump(const std::string &stage, int64_t cols) const {
+  checkEntryDump(stage, cols, "a dump for one C", "entries are specialised for",
+                 cache::kMaxSpecializedColumns);
+  return driver::dumpEntry(impl_->program, impl_->options, stage, driver::EntryKind::Columns,
+                           cols);
+}
+
+std::string Kernel::dumpRowsAcrossLanes(const std::string &stage, int64_t cols) const {
+  checkEntryDump(stage, cols, "a rows-across-lanes dump", "rows across lanes takes",
+                 lower::kMaxRowsAcrossLanesColumns);
+  return driver::dumpEntry(impl_->program, impl_->options, stage,
+                           driver::EntryKind::RowsAcrossLanes, cols);
 }
 
 } // namespace lanejit

@@ -30,6 +30,22 @@ std::string problems(const KernelPlan &plan) {
   return all;
 }
 
+// The problems of `plan` with its first and last traversals swapped.
+std::string problemsAfterSwappingFirstAndLast(KernelPlan plan) {
+  EXPECT_GE(plan.traversals.size(), 2u);
+  if (plan.traversals.size() < 2)
+    return "";
+  std::swap(plan.traversals.front(), plan.traversals.back());
+  return problems(plan);
+}
+
+// SwiGLU with pointwise fusion off: every elementwise value in the workspace.
+KernelPlan unfusedSwiglu() {
+  CompileOptions o;
+  o.fuse_pointwise = false;
+  return lowered(library::swiglu(), o);
+}
+
 TEST(VerifyPlan, AcceptsEveryLibraryPlanUnderEverySwitchSetting) {
   // The pipeline verifies after every pass, so lowering without an
   // exception is the check; a few settings that reshape the plan most.
@@ -62,30 +78,20 @@ TEST(VerifyPlan, RejectsAReductionComputedTwice) {
 
 TEST(VerifyPlan, RejectsReadingAReductionBeforeItIsComputed) {
   // LayerNorm: the mean's traversal, the variance's, then the write's.
-  KernelPlan plan = lowered(library::layerNorm());
-  ASSERT_GE(plan.traversals.size(), 2u);
-  std::swap(plan.traversals.front(), plan.traversals.back());
-  std::string found = problems(plan);
+  std::string found = problemsAfterSwappingFirstAndLast(lowered(library::layerNorm()));
   EXPECT_NE(found.find("runs after"), std::string::npos) << found;
   EXPECT_NE(found.find("before traversal"), std::string::npos) << found;
 }
 
 TEST(VerifyPlan, RejectsReadingAWorkspaceValueBeforeItIsMaterialized) {
-  CompileOptions o;
-  o.fuse_pointwise = false; // every elementwise value in the workspace
-  KernelPlan plan = lowered(library::swiglu(), o);
-  ASSERT_GE(plan.traversals.size(), 2u);
   // Same depth, so only the workspace order is wrong.
-  std::swap(plan.traversals.front(), plan.traversals.back());
-  std::string found = problems(plan);
+  std::string found = problemsAfterSwappingFirstAndLast(unfusedSwiglu());
   EXPECT_NE(found.find("reads workspace value"), std::string::npos) << found;
   EXPECT_EQ(found.find("runs after"), std::string::npos) << found;
 }
 
 TEST(VerifyPlan, RejectsAWorkspaceSlotNobodyFills) {
-  CompileOptions o;
-  o.fuse_pointwise = false;
-  KernelPlan plan = lowered(library::swiglu(), o);
+  KernelPlan plan = unfusedSwiglu();
   ASSERT_FALSE(plan.traversals.front().materializations.empty());
   plan.traversals.front().materializations.clear();
   EXPECT_NE(problems(plan).find("has a workspace slot no traversal fills"), std::string::npos)

@@ -1,7 +1,7 @@
-// Entries specialised per column count (runtime/column_entries.h,
+// Entries specialised per column count (cache/column_entries.h,
 // CompileOptions::specialize_columns): which calls get one, and that they
 // give bit for bit the generic entry's outputs.
-#include "runtime/column_entries.h"
+#include "cache/column_entries.h"
 #include "support/aliased_call.h"
 #include "support/testing.h"
 
@@ -23,7 +23,7 @@ void fakeEntry(const LaunchArgs *, int64_t, int64_t) {}
 // requests find it without building; `now` builds at once; out-of-range C
 // and a failed build settle on the generic entry (null).
 TEST(ColumnEntries, TieringCountsRequestsPerColumnCount) {
-  runtime::ColumnEntries table;
+  cache::ColumnEntries table;
   int builds = 0;
   auto build = [&](int64_t cols, std::shared_ptr<void> &) -> NativeEntry {
     ++builds;
@@ -31,28 +31,28 @@ TEST(ColumnEntries, TieringCountsRequestsPerColumnCount) {
       throw Error(Error::Kind::Compile, "no entry for 13");
     return &fakeEntry;
   };
-  for (int call = 1; call < runtime::kCallsBeforeSpecializing; ++call) {
-    runtime::ColumnEntries::Found f = table.find(65, false, build);
+  for (int call = 1; call < cache::kCallsBeforeSpecializing; ++call) {
+    cache::ColumnEntries::Found f = table.find(65, cache::BuildWhen::OnRepeat, build);
     EXPECT_EQ(f.entry, nullptr);
     EXPECT_FALSE(f.settled);
-    EXPECT_FALSE(table.find(66, false, build).settled); // counted apart
+    EXPECT_FALSE(table.find(66, cache::BuildWhen::OnRepeat, build).settled); // counted apart
   }
   EXPECT_EQ(builds, 0);
-  runtime::ColumnEntries::Found third = table.find(65, false, build);
+  cache::ColumnEntries::Found third = table.find(65, cache::BuildWhen::OnRepeat, build);
   EXPECT_EQ(third.entry, &fakeEntry);
   EXPECT_TRUE(third.settled);
-  EXPECT_EQ(table.find(65, false, build).entry, &fakeEntry);
+  EXPECT_EQ(table.find(65, cache::BuildWhen::OnRepeat, build).entry, &fakeEntry);
   EXPECT_EQ(builds, 1);
 
-  EXPECT_EQ(table.find(7, true, build).entry, &fakeEntry);
+  EXPECT_EQ(table.find(7, cache::BuildWhen::Now, build).entry, &fakeEntry);
   EXPECT_EQ(builds, 2);
-  runtime::ColumnEntries::Found failed = table.find(13, true, build);
+  cache::ColumnEntries::Found failed = table.find(13, cache::BuildWhen::Now, build);
   EXPECT_EQ(failed.entry, nullptr);
   EXPECT_TRUE(failed.settled);
-  EXPECT_EQ(table.find(13, true, build).entry, nullptr); // not retried
+  EXPECT_EQ(table.find(13, cache::BuildWhen::Now, build).entry, nullptr); // not retried
   EXPECT_EQ(builds, 3);
-  for (int64_t cols : {int64_t{0}, runtime::kMaxSpecializedColumns + 1}) {
-    runtime::ColumnEntries::Found f = table.find(cols, true, build);
+  for (int64_t cols : {int64_t{0}, cache::kMaxSpecializedColumns + 1}) {
+    cache::ColumnEntries::Found f = table.find(cols, cache::BuildWhen::Now, build);
     EXPECT_EQ(f.entry, nullptr);
     EXPECT_TRUE(f.settled);
   }
@@ -148,7 +148,7 @@ TEST(ColumnEntries, SameBitsAsTheGenericEntry) {
       Kernel special = compile(p, withSpecialization(true, lanes));
       int used = 0;
       for (int64_t cols : test::sweepColumns(lanes, multiple)) {
-        if (cols > runtime::kMaxSpecializedColumns)
+        if (cols > cache::kMaxSpecializedColumns)
           continue;
         for (int64_t rows : {1, 5})
           for (int64_t pad : {0, 3}) {

@@ -12,7 +12,7 @@
 #include "support/output_bits.h"
 #include "support/testing.h"
 
-#include "runtime/kernel_impl.h"
+#include "kernel/kernel_impl.h"
 #include "launch/row_launch.h"
 
 #include <lanejit/error.h>

@@ -8,7 +8,7 @@
 #include "io/output_paths.h"
 #include "io/staged_files.h"
 
-#include <lanejit/bind.h>
+#include <lanejit/shape_binding.h>
 #include <lanejit/error.h>
 #include <lanejit/kernel.h>
 

@@ -86,7 +86,8 @@ struct CompileOptions {
   // cost rule (docs/architecture.md), or forced either way.
   enum class Inline { CostRule, Always, Never };
   Inline inline_packet_bodies = Inline::CostRule;
-  // Rows per block, the unit of work handed to a thread.
+  // Rows per entry call; a thread's share is split into runs of blocks
+  // (launch/row_launch.h).
   int block_rows = 32;
   // Threads a call may use (the pool, docs/architecture.md "Threads"); unset:
   // the CPUs this process may run on (its affinity). Must be in [1, 256].

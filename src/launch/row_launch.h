@@ -51,12 +51,6 @@ private:
   int saved_;
 };
 
-// Runs `entry` over rows [0, args.rows) of `args` on up to `threads` threads
-// (the cost model may use fewer), in blocks of at most `block_rows`. The
-// calling thread uses args.workspace; each worker its own, of
-// `workspace_floats` floats. When the call is worth more threads than it
-// has rows and `part` is given, rows are split by column chunks instead
-// (launch/column_split.h).
 // Where a call's column-split entry comes from: asked only when the call
 // would split columns (the first ask may compile it); null when there is
 // none. The kernel that owns the call implements it.
@@ -68,6 +62,13 @@ protected:
   ~PartEntrySource() = default;
 };
 
+// Runs `entry` over rows [0, args.rows) of `args` on up to `threads` threads
+// (the cost model may use fewer), calling it on at most `block_rows` rows at
+// a time. A thread's task is a run of such blocks, about kTasksPerThread
+// tasks per thread. The calling thread uses args.workspace; each worker its
+// own, of `workspace_floats` floats. When the call is worth more threads
+// than it has rows and `part` is given, rows are split by column chunks
+// instead (launch/column_split.h).
 void launchRows(NativeEntry entry, const PartEntrySource *part, const LaunchArgs &args,
                 int64_t workspace_floats, int64_t block_rows, int threads, const lower::RowCost &cost);
 

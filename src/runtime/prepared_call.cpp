@@ -36,16 +36,19 @@ ByteRange rangeOf(const BufferRef &b, ParamKind kind, Shape shape) {
   return {start, start + static_cast<uintptr_t>(byteSpan(b, rows, "buffer"))};
 }
 
-std::string bufferLabel(const Program &p, bool output, size_t i) {
+enum class Side { Input, Output };
+
+std::string bufferLabel(const Program &p, Side side, size_t i) {
+  bool output = side == Side::Output;
   return std::string(output ? "output '" : "input '") +
          (output ? p.outputs[i].name : p.inputs[i].name) + "'";
 }
 
 // A buffer's column indices are i32 inside the kernel too (its columns
 // may be a multiple of C, or not depend on C at all).
-void requireI32Columns(const BufferRef &b, const Program &p, bool output, size_t i) {
+void requireI32Columns(const BufferRef &b, const Program &p, Side side, size_t i) {
   if (b.cols > kMaxI32)
-    throw Error(Error::Kind::Bind, bufferLabel(p, output, i) + ": " + std::to_string(b.cols) +
+    throw Error(Error::Kind::Bind, bufferLabel(p, side, i) + ": " + std::to_string(b.cols) +
                                        " columns: column indices are 32-bit, at most 2^31 - 1");
 }
 
@@ -121,12 +124,12 @@ PreparedCall prepareCall(const Kernel::Impl &impl, std::span<const BufferRef> in
 
   std::array<ByteRange, kMaxBuffers> outRanges{};
   for (size_t i = 0; i < outputs.size(); ++i) {
-    requireI32Columns(outputs[i], program, true, i);
+    requireI32Columns(outputs[i], program, Side::Output, i);
     outRanges[i] = rangeOf(outputs[i], ParamKind::RowTensor, shape);
     for (size_t j = 0; j < i; ++j)
       if (outRanges[i].overlaps(outRanges[j]))
-        throw Error(Error::Kind::Bind, bufferLabel(program, true, j) + " and " +
-                                           bufferLabel(program, true, i) +
+        throw Error(Error::Kind::Bind, bufferLabel(program, Side::Output, j) + " and " +
+                                           bufferLabel(program, Side::Output, i) +
                                            " overlap; outputs must not share memory");
   }
 
@@ -137,7 +140,7 @@ PreparedCall prepareCall(const Kernel::Impl &impl, std::span<const BufferRef> in
     buffers[n] = inputs[i].data;
     strides[n] = inputs[i].stride();
     if (program.inputs[i].kind != ParamKind::Scalar)
-      requireI32Columns(inputs[i], program, false, i);
+      requireI32Columns(inputs[i], program, Side::Input, i);
     ByteRange in = rangeOf(inputs[i], program.inputs[i].kind, shape);
     bool partial = false;
     for (size_t j = 0; j < outputs.size(); ++j)

@@ -1,9 +1,9 @@
 // The case list and case specs from the command line (bench/cases.h).
 #include "cases.h"
 
-#include <lanejit/shape_binding.h>
 #include <lanejit/error.h>
 #include <lanejit/library.h>
+#include <lanejit/shape_binding.h>
 #include <lanejit/text.h>
 
 #include <fmt/format.h>

@@ -6,8 +6,8 @@
 
 #include "npy.h"
 
-#include <lanejit/shape_binding.h>
 #include <lanejit/reference.h>
+#include <lanejit/shape_binding.h>
 #include <lanejit/text.h>
 
 #include <cmath>

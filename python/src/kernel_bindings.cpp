@@ -5,10 +5,10 @@
 #include "bindings.h"
 
 #include <lanejit/aot.h>
-#include <lanejit/shape_binding.h>
 #include <lanejit/inspect.h>
 #include <lanejit/kernel.h>
 #include <lanejit/reference.h>
+#include <lanejit/shape_binding.h>
 #include <lanejit/text.h>
 
 #include <pybind11/numpy.h>

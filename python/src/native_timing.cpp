@@ -4,8 +4,8 @@
 #include "arguments.h"
 #include "bindings.h"
 
-#include <lanejit/shape_binding.h>
 #include <lanejit/kernel.h>
+#include <lanejit/shape_binding.h>
 
 #include <chrono>
 #include <cstdlib>

@@ -145,6 +145,8 @@ std::string entrySymbol(const Program &program, EntryKind kind, int64_t cols) {
 
 backend::Native compileEntry(const Program &program, const CompileOptions &options,
                              EntryKind kind, int64_t cols) {
+  if (kind == EntryKind::Generic) // compiledCode builds it, with the kernel
+    throw Error(Error::Kind::Compile, "compileEntry builds only the entries for one C");
   Lowered l = lowerProgram(program, options);
   std::string diskKey = persistentKey(program, options, l.target);
   if (!diskKey.empty())

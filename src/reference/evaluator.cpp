@@ -1,9 +1,9 @@
 // The FP64 oracle: evaluates a Program from its IR, one row at a time, with
 // every value held as a double. It shares no code with the compiler below
 // the IR, so a wrong lowering cannot also make the oracle wrong.
-#include <lanejit/shape_binding.h>
 #include <lanejit/error.h>
 #include <lanejit/reference.h>
+#include <lanejit/shape_binding.h>
 #include <lanejit/verify.h>
 
 #include "scalar_ops.h"

@@ -4,8 +4,8 @@
 
 #include "runtime/entry_choice.h"
 
-#include <lanejit/shape_binding.h>
 #include <lanejit/error.h>
+#include <lanejit/shape_binding.h>
 
 #include <cstring>
 #include <limits>

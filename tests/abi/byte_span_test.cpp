@@ -1,11 +1,11 @@
 // Shapes whose byte span, Dims or indices overflow are rejected wherever a
 // span is computed (bindShape, Kernel::run, the reference evaluator), with
 // Error(Kind::Bind) naming the buffer, never accepted with wrapped offsets.
-#include <lanejit/shape_binding.h>
 #include <lanejit/dsl.h>
 #include <lanejit/error.h>
 #include <lanejit/kernel.h>
 #include <lanejit/reference.h>
+#include <lanejit/shape_binding.h>
 
 #include "support/testing.h"
 

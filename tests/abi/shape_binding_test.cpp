@@ -1,9 +1,9 @@
 // bindShape / evaluateDim: (R, C) inference and every rejection, each with
 // the message that names the buffer.
-#include <lanejit/shape_binding.h>
 #include <lanejit/dsl.h>
 #include <lanejit/error.h>
 #include <lanejit/library.h>
+#include <lanejit/shape_binding.h>
 
 #include <gtest/gtest.h>
 

@@ -8,9 +8,9 @@
 #include "io/output_paths.h"
 #include "io/staged_files.h"
 
-#include <lanejit/shape_binding.h>
 #include <lanejit/error.h>
 #include <lanejit/kernel.h>
+#include <lanejit/shape_binding.h>
 
 #include <fmt/format.h>
 

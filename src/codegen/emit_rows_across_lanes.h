@@ -2,7 +2,7 @@
 // row's set-up, tail and reduction combine are paid once per W rows.
 //
 // Emitted for one exact column count C known when it is compiled (the
-// runtime compiles it on first use per C, runtime/rows_across_lanes.h),
+// kernel compiles it on first use per C, kernel/own_entries.cpp),
 // with the serial entry's signature `void(const LaunchArgs*, i64
 // row_begin, i64 row_end)`, so the row launcher and the pool run it over
 // row ranges unchanged. It evaluates the plan's program directly (every

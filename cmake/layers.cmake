@@ -26,7 +26,7 @@ set(LANEJIT_LAYER_LIST
   "inspect"                          # reading a kernel's machine code
   "aot")                             # objects and headers for programs without LLVM
 set(LANEJIT_PUBLIC_HEADER_FOLDERS
-  error=error dim=ir ir=ir verify=ir options=options buffer=abi shape_binding=abi launch_abi=abi
+  error=error dim=ir ir=ir element_types=ir verify=ir options=options buffer=abi shape_binding=abi launch_abi=abi
   text=text dsl=capture library=capture reference=reference check=check report=driver
   kernel=kernel bound_call=runtime kernel_cache=cache tune=tune inspect=inspect aot=aot)
 

@@ -1,7 +1,8 @@
 // Writes the fuzz targets' seed corpus, deterministically:
 //   build/fuzz/fuzz_make_corpus fuzz/corpus
-// text_roundtrip and compile_run: the library's programs as printed text,
-// the two docs/text-format.md examples and hand-written programs covering
+// text_roundtrip and compile_run: the library's programs as printed text
+// (with f32 buffers, and with bf16 or f16 ones), the two docs/text-format.md
+// examples and hand-written programs covering
 // every node kind, string names and special constants. npy_reader: float32
 // files of several shapes (0-D, empty, 1-D, 2-D, 3-D) and the header
 // variants the reader must refuse or accept (other dtypes, Fortran order,
@@ -106,6 +107,29 @@ program layernorm {
   w[0:4] = %15
 }
 )"},
+    {"storage_types.txt", R"(program storage {
+  in x: bf16[R, C]
+  in g: f16[C]
+  in eps: bf16
+  in b: f32[C]
+  out y: f16[R, C]
+  out z: bf16[R, C]
+  out w: f32[R, C]
+  %x = load x[0:C]
+  %g = load g[0:C]
+  %e = load eps
+  %b = load b[0:C]
+  %0 = mul %x, %g
+  %1 = add %0, %e
+  y[0:C] = %1
+  %2 = reduce.max %x
+  %3 = sub %x, %2
+  %4 = exp %3
+  z[0:C] = %4
+  %5 = add %b, %x
+  w[0:C] = %5
+}
+)"},
     {"activations.txt", R"(program acts {
   in x: f32[R, C]
   in u: f32[R, C]
@@ -173,8 +197,12 @@ int main(int argc, char **argv) {
     fs::create_directories(root / target);
 
   std::vector<std::pair<std::string, std::string>> texts;
-  for (const library::Entry &entry : library::all())
+  for (const library::Entry &entry : library::all()) {
     texts.emplace_back("library_" + entry.name + ".txt", print(entry.make()));
+    DType storage = entry.name.size() % 2 ? DType::BF16 : DType::F16;
+    texts.emplace_back("library_" + entry.name + "_" + std::string(name(storage)) + ".txt",
+                       print(withStorage(entry.make(), storage)));
+  }
   for (const auto &program : kPrograms) {
     parse(program[1]); // a seed that does not parse would be a weak seed
     texts.emplace_back(program[0], program[1]);

@@ -21,13 +21,15 @@ constexpr double kTolerance = 5e-5; // |y - ref| <= atol + rtol*|ref|
 // x's formula.
 float fixtureValue(std::string_view input_name, int64_t i);
 
-// f32 storage, 64-byte aligned, with `kGuard` sentinel floats before and
-// after the payload. Allocated and touched once; copies are deep.
+// Storage of f32, bf16 or f16 elements, 64-byte aligned, with `kGuard`
+// elements' worth of sentinel bytes before and after the payload
+// (kGuard * 4 bytes). Allocated and touched once; copies are deep. data()
+// and at() see f32 buffers; get() and set() any type (widened, rounded).
 class GuardedBuffer {
 public:
   static constexpr int64_t kGuard = 64;
   GuardedBuffer() = default;
-  GuardedBuffer(int64_t rows, int64_t cols, int64_t row_stride);
+  GuardedBuffer(int64_t rows, int64_t cols, int64_t row_stride, DType type = DType::F32);
   GuardedBuffer(const GuardedBuffer &other);
   GuardedBuffer &operator=(const GuardedBuffer &other);
   // Not defaulted: a default move would copy the owning pointer.
@@ -35,31 +37,38 @@ public:
   GuardedBuffer &operator=(GuardedBuffer &&other) noexcept;
   ~GuardedBuffer();
 
-  float *data() { return payload_; }
-  const float *data() const { return payload_; }
+  float *data() { return reinterpret_cast<float *>(payload_); }
+  const float *data() const { return reinterpret_cast<const float *>(payload_); }
+  void *raw() const { return payload_; }
+  DType type() const { return type_; }
   int64_t rows() const { return rows_; }
   int64_t cols() const { return cols_; }
   int64_t rowStride() const { return stride_; }
   int64_t elements() const; // (rows-1)*stride + cols, 0 when empty
-  float &at(int64_t r, int64_t c) { return payload_[r * stride_ + c]; }
-  float at(int64_t r, int64_t c) const { return payload_[r * stride_ + c]; }
+  int64_t bytes() const { return elements() * bytesOf(type_); }
+  float &at(int64_t r, int64_t c) { return data()[r * stride_ + c]; }
+  float at(int64_t r, int64_t c) const { return data()[r * stride_ + c]; }
+  float get(int64_t r, int64_t c) const; // widened from the buffer's type
+  void set(int64_t r, int64_t c, float value); // rounded to the buffer's type
   BufferRef ref() const { return BufferRef::matrix(payload_, rows_, cols_, stride_); }
 
-  void fill(float value);    // every element incl. stride padding
+  void fill(float value);    // every element incl. stride padding, rounded
   bool guardsIntact() const; // both sentinel zones untouched
-  uint64_t hash() const;     // of the payload span (elements())
+  uint64_t hash() const;     // of the payload's bytes
 
 private:
-  float *base_ = nullptr; // allocation start (guard zone)
-  float *payload_ = nullptr;
+  unsigned char *base_ = nullptr; // allocation start (guard zone)
+  unsigned char *payload_ = nullptr;
   int64_t rows_ = 0, cols_ = 0, stride_ = 0;
+  DType type_ = DType::F32;
 };
 
 enum class Fill { Fixture, Random };
 
-// Buffers for one call of `program` at `shape`: inputs filled (fixtures by
-// input name, or seeded uniform random in [-2, 2]; scalars get 1e-5 for
-// fixtures), outputs pre-filled with NaN. row_stride_pad adds padding floats
+// Buffers for one call of `program` at `shape`, of the declared element
+// types: inputs filled (fixtures by input name, or seeded uniform random in
+// [-2, 2]; scalars get 1e-5 for fixtures; rounded to bf16 or f16 buffers),
+// outputs pre-filled with NaN. row_stride_pad adds padding floats
 // to every row tensor's stride.
 struct Case {
   Program program;
@@ -80,9 +89,18 @@ struct Comparison {
   std::string first_failure; // "y[3,17]: got 1.5, want 1.25" or empty
   bool ok() const { return failures == 0; }
 };
-// Runs the FP64 oracle on the case's inputs and compares every output
-// element (NaN matches only NaN, infinities must be equal).
+// Runs the FP64 oracle on the case's inputs (as stored) and compares every
+// output element (NaN matches only NaN, infinities must be equal). A bf16
+// or f16 output may also be one unit in its last place off, and must be
+// infinite where the oracle's value rounds to infinity in its type.
 Comparison compareWithReference(const Case &c);
+
+// Whether an output element y of `type` agrees with the oracle's value
+// want, as compareWithReference judges it: NaN matches only NaN,
+// infinities must be equal, else |y - want| <= atol + rtol*|want| plus, for
+// bf16 and f16, one unit in their last place at want (and infinity where
+// want rounds to it in that type).
+bool agrees(double y, double want, DType type);
 
 // FNV-1a over bytes; used for input-unchanged and bitwise-identity checks.
 uint64_t hashBytes(const void *data, size_t bytes);

@@ -22,16 +22,20 @@ class ProgramBuilder {
 public:
   explicit ProgramBuilder(std::string name);
 
-  // Declares an input and returns the load of all its columns.
-  Expr rows(const std::string &name, Dim cols = Dim::C());    // [R, cols]
-  Expr columns(const std::string &name, Dim cols = Dim::C()); // [cols]
-  Expr scalar(const std::string &name);                       // one f32
+  // Declares an input and returns the load of all its columns. `type` is
+  // how the buffer holds its elements (f32, bf16 or f16); the load is f32.
+  Expr rows(const std::string &name, Dim cols = Dim::C(), DType type = DType::F32); // [R, cols]
+  Expr rows(const std::string &name, DType type) { return rows(name, Dim::C(), type); }
+  Expr columns(const std::string &name, Dim cols = Dim::C(), DType type = DType::F32); // [cols]
+  Expr columns(const std::string &name, DType type) { return columns(name, Dim::C(), type); }
+  Expr scalar(const std::string &name, DType type = DType::F32); // one element
 
-  // Declares an output [R, cols] (if not yet declared) and writes value
-  // into columns [begin, begin + length of value).
-  void write(const std::string &output, Dim begin, const Expr &value, Dim cols = Dim::C());
+  // Declares an output [R, cols] of `type` (if not yet declared) and writes
+  // value into columns [begin, begin + length of value).
+  void write(const std::string &output, Dim begin, const Expr &value, Dim cols = Dim::C(),
+             DType type = DType::F32);
   // Declares output [R, len(value)] and writes all of it.
-  void output(const std::string &name, const Expr &value);
+  void output(const std::string &name, const Expr &value, DType type = DType::F32);
 
   // Verifies and returns the program (throws Error(Kind::Verify)).
   Program build() const;

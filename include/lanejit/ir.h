@@ -22,10 +22,19 @@
 
 namespace lanejit {
 
-// Element types. Only f32 buffers exist today; i32 and bool are the types of
-// indices and comparisons. The enum is the place where f16/bf16/f64 will go.
-enum class DType : uint8_t { F32, I32, Bool };
+// Element types. Values inside a program are f32, i32 (indices) or bool
+// (comparisons). bf16 and f16 are storage types: an input or output may hold
+// them, a node never does. A load widens them exactly to f32 and a write
+// rounds an f32 once, to nearest-even (docs/element-types.md).
+enum class DType : uint8_t { F32, I32, Bool, BF16, F16 };
 std::string_view name(DType type);
+// bf16 and f16: types of buffers only.
+bool isStorageOnly(DType type);
+// The type a load of a buffer of `storage` gives, and a write to it takes.
+DType valueTypeOf(DType storage);
+// Bytes per element in memory (bool: 1, as a byte; only f32, bf16, f16
+// buffers exist).
+int64_t bytesOf(DType type);
 
 // The op set, each list declared once and expanded wherever it is needed
 // (printer, parser, evaluator, codegen). Second field: the text-format name.
@@ -193,7 +202,17 @@ struct Program {
   uint64_t hash() const;
   int inputIndex(std::string_view name) const;  // -1 if absent
   int outputIndex(std::string_view name) const; // -1 if absent
+  // The element type of buffer `i` in the native entry's order: inputs,
+  // then outputs.
+  DType bufferType(size_t i) const {
+    return i < inputs.size() ? inputs[i].type : outputs.at(i - inputs.size()).type;
+  }
 };
+
+// `program` with every f32 input and output held as `storage` instead (bf16,
+// f16 or f32); its values and operations are unchanged, since loads widen
+// and writes round. Throws Error(Kind::Verify) for another storage type.
+Program withStorage(Program program, DType storage);
 
 // Calls fn(node) once per reachable node, operands before users, in the
 // canonical order the printer numbers them.

@@ -21,7 +21,8 @@ struct ReferenceOutput {
   double at(int64_t r, int64_t c) const { return values[r * cols + c]; }
 };
 
-// inputs: one BufferRef per Program::inputs entry (f32 data). The shape is
+// inputs: one BufferRef per Program::inputs entry, of its declared type
+// (bf16 and f16 elements widen exactly). The shape is
 // bound the same way Kernel::run binds it (see shape_binding.h).
 std::vector<ReferenceOutput> evaluateReference(const Program &program,
                                                std::span<const BufferRef> inputs, Shape shape);

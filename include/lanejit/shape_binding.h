@@ -19,11 +19,12 @@ Shape bindShape(const Program &program, std::span<const BufferRef> inputs,
                 std::span<const BufferRef> outputs);
 
 // The bytes a kernel may touch through `b` bound to `rows` rows (1 for a
-// column vector): (rows - 1) * stride + cols floats from b.data, row padding
-// included; 0 when rows or cols is 0. Throws Error(Kind::Bind) naming `who`
+// column vector): (rows - 1) * stride + cols elements of `elementBytes`
+// (bytesOf the buffer's type) from b.data, row padding included; 0 when
+// rows or cols is 0. Throws Error(Kind::Bind) naming `who`
 // when that span does not fit in int64_t or its end wraps the address space
-// (the kernel's row offsets r * stride * 4 would wrap too). Needs
+// (the kernel's row offsets r * stride * elementBytes would wrap too). Needs
 // rows >= 0 and stride >= cols >= 0, as bindShape checks first.
-int64_t byteSpan(const BufferRef &b, int64_t rows, std::string_view who);
+int64_t byteSpan(const BufferRef &b, int64_t rows, int64_t elementBytes, std::string_view who);
 
 } // namespace lanejit

@@ -3,6 +3,7 @@
 #include "bindings.h"
 
 #include <lanejit/dsl.h>
+#include <lanejit/error.h>
 #include <lanejit/library.h>
 #include <lanejit/text.h>
 
@@ -29,6 +30,14 @@ Expr toExpr(py::handle value, const Expr &like) {
 }
 
 // A slice bound: an int, a Dim, or None (the start or the end).
+// A buffer's element type by its text-format name.
+DType bufferType(const std::string &dtype) {
+  for (DType t : {DType::F32, DType::BF16, DType::F16})
+    if (dtype == name(t))
+      return t;
+  throw Error(Error::Kind::Verify, "dtype '" + dtype + "': buffers hold f32, bf16 or f16");
+}
+
 Dim toDim(py::handle value, Dim if_none) {
   if (value.is_none())
     return if_none;
@@ -204,21 +213,37 @@ void defineProgram(py::module_ &m) {
 
   py::class_<ProgramBuilder>(m, "Builder", "Captures a row program (dsl.h)")
       .def(py::init<std::string>(), py::arg("name"))
-      .def("rows", &ProgramBuilder::rows, py::arg("name"), py::arg("cols") = Dim::C())
-      .def("columns", &ProgramBuilder::columns, py::arg("name"), py::arg("cols") = Dim::C())
-      .def("scalar", &ProgramBuilder::scalar, py::arg("name"))
+      .def(
+          "rows",
+          [](ProgramBuilder &b, const std::string &name, Dim cols, const std::string &dtype) {
+            return b.rows(name, cols, bufferType(dtype));
+          },
+          py::arg("name"), py::arg("cols") = Dim::C(), py::arg("dtype") = "f32")
+      .def(
+          "columns",
+          [](ProgramBuilder &b, const std::string &name, Dim cols, const std::string &dtype) {
+            return b.columns(name, cols, bufferType(dtype));
+          },
+          py::arg("name"), py::arg("cols") = Dim::C(), py::arg("dtype") = "f32")
+      .def(
+          "scalar",
+          [](ProgramBuilder &b, const std::string &name, const std::string &dtype) {
+            return b.scalar(name, bufferType(dtype));
+          },
+          py::arg("name"), py::arg("dtype") = "f32")
       .def(
           "write",
-          [](ProgramBuilder &b, const std::string &out, Dim begin, py::handle value, Dim cols) {
-            b.write(out, begin, toExpr(value, Expr()), cols);
+          [](ProgramBuilder &b, const std::string &out, Dim begin, py::handle value, Dim cols,
+             const std::string &dtype) {
+            b.write(out, begin, toExpr(value, Expr()), cols, bufferType(dtype));
           },
-          py::arg("output"), py::arg("begin"), py::arg("value"), py::arg("cols") = Dim::C())
+          py::arg("output"), py::arg("begin"), py::arg("value"), py::arg("cols") = Dim::C(),
+          py::arg("dtype") = "f32")
       .def(
           "output",
-          [](ProgramBuilder &b, const std::string &name, const Expr &value) {
-            b.output(name, value);
-          },
-          py::arg("name"), py::arg("value"))
+          [](ProgramBuilder &b, const std::string &name, const Expr &value,
+             const std::string &dtype) { b.output(name, value, bufferType(dtype)); },
+          py::arg("name"), py::arg("value"), py::arg("dtype") = "f32")
       .def("build", &ProgramBuilder::build);
 
   m.def(

@@ -21,6 +21,7 @@ struct Slot {
   ParamKind kind;
   const Dim &cols;
   bool output;
+  DType type;
 
   std::string who() const { return std::string(output ? "output" : "input") + " '" + name + "'"; }
 };
@@ -30,9 +31,11 @@ template <class Fn>
 void forEachSlot(const Program &p, std::span<const BufferRef> inputs,
                  std::span<const BufferRef> outputs, Fn fn) {
   for (size_t i = 0; i < inputs.size(); ++i)
-    fn(Slot{inputs[i], p.inputs[i].name, p.inputs[i].kind, p.inputs[i].cols, false});
+    fn(Slot{inputs[i], p.inputs[i].name, p.inputs[i].kind, p.inputs[i].cols, false,
+            p.inputs[i].type});
   for (size_t i = 0; i < outputs.size(); ++i)
-    fn(Slot{outputs[i], p.outputs[i].name, ParamKind::RowTensor, p.outputs[i].cols, true});
+    fn(Slot{outputs[i], p.outputs[i].name, ParamKind::RowTensor, p.outputs[i].cols, true,
+            p.outputs[i].type});
 }
 
 std::string nameList(const Program &p, bool outputs) {
@@ -135,22 +138,22 @@ void checkSlot(const Slot &s, Shape shape) {
   }
   if (!b.data && b.rows > 0 && b.cols > 0)
     fail(s.who() + ": null data pointer");
-  byteSpan(b, b.rows, s.who());
+  byteSpan(b, b.rows, bytesOf(s.type), s.who());
 }
 
 } // namespace
 
-int64_t byteSpan(const BufferRef &b, int64_t rows, std::string_view who) {
+int64_t byteSpan(const BufferRef &b, int64_t rows, int64_t elementBytes, std::string_view who) {
   if (rows <= 0 || b.cols <= 0)
     return 0;
-  // (rows - 1) * stride + cols floats, then bytes, then the end address:
+  // (rows - 1) * stride + cols elements, then bytes, then the end address:
   // each step checked, since a wrapped span would pass the overlap checks
   // and the kernel's row offsets would wrap the same way.
   int64_t elements = 0, bytes = 0;
   uintptr_t end = 0;
   if (__builtin_mul_overflow(rows - 1, b.stride(), &elements) ||
       __builtin_add_overflow(elements, b.cols, &elements) ||
-      __builtin_mul_overflow(elements, int64_t{sizeof(float)}, &bytes) ||
+      __builtin_mul_overflow(elements, elementBytes, &bytes) ||
       __builtin_add_overflow(reinterpret_cast<uintptr_t>(b.data), static_cast<uint64_t>(bytes),
                              &end))
     fail(std::string(who) + ": " + std::to_string(rows) + " rows of " + std::to_string(b.cols) +

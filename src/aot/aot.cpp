@@ -48,12 +48,12 @@ std::string bufferTable(const Program &p) {
     std::string shape = in.kind == ParamKind::RowTensor   ? "[rows, " + in.cols.str() + "]"
                         : in.kind == ParamKind::ColVector ? "[" + in.cols.str() + "]"
                                                           : "[1]";
-    rows += fmt::format(" *   [{}] {:<10} input   {:<11} {}\n", index++, in.name,
-                        std::string(name(in.kind)), shape);
+    rows += fmt::format(" *   [{}] {:<10} input   {:<4} {:<13} {}\n", index++, in.name,
+                        std::string(name(in.type)), std::string(name(in.kind)), shape);
   }
   for (const Output &out : p.outputs)
-    rows += fmt::format(" *   [{}] {:<10} output  {:<11} [rows, {}]\n", index++, out.name,
-                        "row tensor", out.cols.str());
+    rows += fmt::format(" *   [{}] {:<10} output  {:<4} {:<13} [rows, {}]\n", index++, out.name,
+                        std::string(name(out.type)), "row tensor", out.cols.str());
   return rows;
 }
 
@@ -166,7 +166,8 @@ std::string makeHeader(const Kernel &kernel, const std::vector<std::string> &imp
  * it runs only on CPUs with these features:
 {features} *
  * {entry}(&args, row_begin, row_end) computes rows [row_begin, row_end).
- * args.buffers[i] and args.row_strides[i] (in floats), in this order:
+ * args.buffers[i] and args.row_strides[i] (in elements), in this order
+ * (f32: float; bf16 and f16: their 16-bit patterns, as uint16_t):
 {table} *
  * args.rows = R, args.cols = C, and args.workspace points to
  * lanejit_{id}_workspace_floats(C) floats, 64-byte aligned, not shared
@@ -179,7 +180,7 @@ std::string makeHeader(const Kernel &kernel, const std::vector<std::string> &imp
  * be shared. The output is bit for bit the same for any split.
  *
  * The entry checks nothing. The caller guarantees what Kernel::run checks:
- * non-null f32 buffers of the shapes above for args.cols = C, every column
+ * non-null buffers of the types and shapes above for args.cols = C, every column
  * count above a non-negative integer for that C, row strides >= the
  * columns, no two outputs overlapping, and no input overlapping an output.
  */

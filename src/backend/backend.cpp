@@ -40,7 +40,8 @@ bool hasFeature(const std::string &features, const std::string &name) {
 Target resolveTarget(const std::string &cpu, const std::string &feature_overrides) {
   jit::HostTarget host = jit::targetFor(cpu, feature_overrides);
   codegen::MathTarget math{host.fma, host.avx512f, hasFeature(host.features, "avx512vl"),
-                           hasFeature(host.features, "avx512dq")};
+                           hasFeature(host.features, "avx512dq"),
+                           hasFeature(host.features, "f16c")};
   return {{host.cpu, host.features, math}, host.maxLanes()};
 }
 

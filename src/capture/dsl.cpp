@@ -22,29 +22,30 @@ int ProgramBuilder::declare(Param param) {
   return static_cast<int>(program_.inputs.size()) - 1;
 }
 
-Expr ProgramBuilder::rows(const std::string &name, Dim cols) {
-  int index = declare({name, ParamKind::RowTensor, DType::F32, cols});
+Expr ProgramBuilder::rows(const std::string &name, Dim cols, DType type) {
+  int index = declare({name, ParamKind::RowTensor, type, cols});
   return ir::load(index, program_.inputs[index], 0, cols);
 }
 
-Expr ProgramBuilder::columns(const std::string &name, Dim cols) {
-  int index = declare({name, ParamKind::ColVector, DType::F32, cols});
+Expr ProgramBuilder::columns(const std::string &name, Dim cols, DType type) {
+  int index = declare({name, ParamKind::ColVector, type, cols});
   return ir::load(index, program_.inputs[index], 0, cols);
 }
 
-Expr ProgramBuilder::scalar(const std::string &name) {
-  int index = declare({name, ParamKind::Scalar, DType::F32, Dim(0)});
+Expr ProgramBuilder::scalar(const std::string &name, DType type) {
+  int index = declare({name, ParamKind::Scalar, type, Dim(0)});
   return ir::loadScalar(index, program_.inputs[index]);
 }
 
-void ProgramBuilder::write(const std::string &output, Dim begin, const Expr &value, Dim cols) {
+void ProgramBuilder::write(const std::string &output, Dim begin, const Expr &value, Dim cols,
+                           DType type) {
   if (!value)
     throw Error(Error::Kind::Verify, "write to output '" + output + "': missing value");
   int index = program_.outputIndex(output);
   if (index < 0) {
-    // Outputs are f32 buffers; a value of another type is reported by the
-    // verifier as a type mismatch against this declaration.
-    program_.outputs.push_back({output, DType::F32, cols});
+    // A value of another type than the buffer's (an i32 into f32) is
+    // reported by the verifier as a mismatch against this declaration.
+    program_.outputs.push_back({output, type, cols});
     index = static_cast<int>(program_.outputs.size()) - 1;
   }
   // A row-uniform value has no length of its own: it fills the rest of the
@@ -53,10 +54,10 @@ void ProgramBuilder::write(const std::string &output, Dim begin, const Expr &val
   program_.writes.push_back({index, begin, len, value});
 }
 
-void ProgramBuilder::output(const std::string &name, const Expr &value) {
+void ProgramBuilder::output(const std::string &name, const Expr &value, DType type) {
   if (!value)
     throw Error(Error::Kind::Verify, "output '" + name + "': missing value");
-  write(name, 0, value, value->len ? *value->len : Dim::C());
+  write(name, 0, value, value->len ? *value->len : Dim::C(), type);
 }
 
 Program ProgramBuilder::build() const {

@@ -2,6 +2,7 @@
 // outputs against the FP64 oracle.
 #include <lanejit/dim.h>
 #include <lanejit/check.h>
+#include <lanejit/element_types.h>
 #include <lanejit/error.h>
 #include <lanejit/reference.h>
 
@@ -46,22 +47,39 @@ void fillInput(GuardedBuffer &buffer, const Param &param, int index, Fill fill, 
         value = 1e-5f;
       else
         value = fixtureValue(param.name, r * buffer.cols() + c); // dense flat index
-      buffer.at(r, c) = value;
+      buffer.set(r, c, value);
     }
   }
 }
 
-// Whether y agrees with the oracle value want; NaN matches only NaN and
-// infinities must be equal.
-bool agrees(double y, double want) {
-  if (std::isnan(y) || std::isnan(want))
-    return std::isnan(y) && std::isnan(want);
-  if (std::isinf(y) || std::isinf(want))
-    return y == want;
-  return std::abs(y - want) <= kTolerance + kTolerance * std::abs(want);
+// The spacing of `type`'s numbers at |x| (0 for f32, whose bound is the
+// tolerance alone): one unit in the last place of a bf16 or f16 result.
+double lastPlace(DType type, double x) {
+  if (!isStorageOnly(type))
+    return 0;
+  int digits = type == DType::BF16 ? 8 : 11; // significand bits, the implicit one included
+  int minExponent = type == DType::BF16 ? -126 : -14;
+  int exponent = x == 0 ? minExponent : std::max(std::ilogb(x), minExponent);
+  return std::ldexp(1.0, exponent - (digits - 1));
 }
 
 } // namespace
+
+bool agrees(double y, double want, DType type) {
+  if (std::isnan(y) || std::isnan(want))
+    return std::isnan(y) && std::isnan(want);
+  if (isStorageOnly(type)) {
+    auto narrow = static_cast<float>(want);
+    float rounded =
+        type == DType::BF16 ? widenBF16(roundToBF16(narrow)) : widenF16(roundToF16(narrow));
+    if (std::isinf(rounded))
+      return y == rounded;
+  }
+  if (std::isinf(y) || std::isinf(want))
+    return y == want;
+  return std::abs(y - want) <=
+         kTolerance + kTolerance * std::abs(want) + lastPlace(type, std::abs(want));
+}
 
 std::vector<BufferRef> Case::inputRefs() const {
   std::vector<BufferRef> refs;
@@ -87,20 +105,20 @@ Case makeCase(const Program &program, Shape shape, Fill fill, uint64_t seed,
     const Param &param = program.inputs[i];
     GuardedBuffer buffer;
     if (param.kind == ParamKind::Scalar) {
-      buffer = GuardedBuffer(1, 1, 1);
+      buffer = GuardedBuffer(1, 1, 1, param.type);
     } else {
       int64_t cols = evaluateDim(param.cols, shape.cols, param.name);
       if (param.kind == ParamKind::ColVector)
-        buffer = GuardedBuffer(1, cols, cols);
+        buffer = GuardedBuffer(1, cols, cols, param.type);
       else
-        buffer = GuardedBuffer(shape.rows, cols, cols + row_stride_pad);
+        buffer = GuardedBuffer(shape.rows, cols, cols + row_stride_pad, param.type);
     }
     fillInput(buffer, param, static_cast<int>(i), fill, seed);
     result.inputs.push_back(std::move(buffer));
   }
   for (const Output &output : program.outputs) {
     int64_t cols = evaluateDim(output.cols, shape.cols, output.name);
-    GuardedBuffer buffer(shape.rows, cols, cols + row_stride_pad);
+    GuardedBuffer buffer(shape.rows, cols, cols + row_stride_pad, output.type);
     buffer.fill(std::numeric_limits<float>::quiet_NaN());
     result.outputs.push_back(std::move(buffer));
   }
@@ -125,10 +143,10 @@ Comparison compareWithReference(const Case &c) {
                               name, out.rows(), out.cols(), ref.rows, ref.cols));
     for (int64_t r = 0; r < ref.rows; ++r) {
       for (int64_t col = 0; col < ref.cols; ++col) {
-        float got = out.at(r, col);
+        float got = out.get(r, col);
         double y = got, want = ref.at(r, col);
         ++result.checked;
-        bool ok = agrees(y, want);
+        bool ok = agrees(y, want, out.type());
         if (std::isfinite(y) && std::isfinite(want)) {
           double error = std::abs(y - want);
           result.max_abs_error = std::max(result.max_abs_error, error);

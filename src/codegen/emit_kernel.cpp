@@ -210,10 +210,13 @@ Value *KernelEmitter::uniform(const Expr &e) {
                                 : b.getInt1(e->value != 0);
     break;
   case NodeKind::DimValue: v = launch_.CreateTrunc(dimValue(e->begin), b.getInt32Ty()); break;
-  case NodeKind::Load: // a scalar input
-    v = launch_.CreateLoad(valueType(ctx_, e->type, 0), bases_.at(e->param),
-                           program_.inputs.at(e->param).name);
-    break;
+  case NodeKind::Load: { // a scalar input
+    DType storage = program_.inputs.at(e->param).type;
+    v = emitWiden(launch_,
+                  launch_.CreateLoad(memoryType(ctx_, storage, 0), bases_.at(e->param),
+                                     program_.inputs.at(e->param).name),
+                  storage, &target_.math);
+  } break;
   case NodeKind::RowIndex: v = b_.CreateTrunc(row_, b_.getInt32Ty(), "r32"); break;
   case NodeKind::Reduce:
     throw Error(Error::Kind::Compile, "internal: reduction used before its traversal");
@@ -302,8 +305,9 @@ void KernelEmitter::emitRowLoop() {
     row_ = r;
     rowBases_.clear();
     for (size_t i = 0; i < bases_.size(); ++i)
-      rowBases_.push_back(b_.CreateInBoundsGEP(
-          b_.getFloatTy(), bases_[i], b_.CreateMul(r, strides_[i]), bufferName(i) + ".row"));
+      rowBases_.push_back(b_.CreateInBoundsGEP(elementType(i), bases_[i],
+                                               b_.CreateMul(r, strides_[i]),
+                                               bufferName(i) + ".row"));
     // An input exactly aliased with an output it was not proved safe
     // with is read from a copy of its row, taken before any write.
     std::vector<int> guarded = plan_.guardedInputs();
@@ -313,8 +317,10 @@ void KernelEmitter::emitRowLoop() {
       Value *copy = workspaceSlots_.at(plan_.materialized.size() + g);
       Value *original = rowBases_[input];
       emitIf(staged[g], "stage", [&] {
-        Value *bytes = b_.CreateMul(dimValue(program_.inputs[input].cols), b_.getInt64(4));
-        b_.CreateMemCpy(copy, llvm::MaybeAlign(4), original, llvm::MaybeAlign(4), bytes);
+        const Param &decl = program_.inputs[input];
+        Value *bytes = b_.CreateMul(dimValue(decl.cols), b_.getInt64(bytesOf(decl.type)));
+        b_.CreateMemCpy(copy, llvm::MaybeAlign(4), original, elementAlign(elementType(input)),
+                        bytes);
       });
       rowBases_[input] = b_.CreateSelect(staged[g], copy, original, bufferName(input) + ".read");
     }
@@ -343,8 +349,9 @@ llvm::Function *KernelEmitter::emitPart(const std::string &name) {
   // no row is staged here (launch/column_split.cpp).
   row_ = rowBegin_;
   for (size_t i = 0; i < bases_.size(); ++i)
-    rowBases_.push_back(b_.CreateInBoundsGEP(
-        b_.getFloatTy(), bases_[i], b_.CreateMul(row_, strides_[i]), bufferName(i) + ".row"));
+    rowBases_.push_back(b_.CreateInBoundsGEP(elementType(i), bases_[i],
+                                             b_.CreateMul(row_, strides_[i]),
+                                             bufferName(i) + ".row"));
   llvm::BasicBlock *done = llvm::BasicBlock::Create(ctx_, "done", fn_);
   auto *phases = b_.CreateSwitch(phase_, done, unsigned(plan_.traversals.size()));
   std::vector<int> firstSlot;

@@ -99,6 +99,8 @@ llvm::Type *valueType(llvm::LLVMContext &ctx, DType type, int lanes) {
   case DType::F32: element = llvm::Type::getFloatTy(ctx); break;
   case DType::I32: element = llvm::Type::getInt32Ty(ctx); break;
   case DType::Bool: element = llvm::Type::getInt1Ty(ctx); break;
+  case DType::BF16:
+  case DType::F16: throw Error(Error::Kind::Compile, "internal: a bf16 or f16 value");
   }
   return lanes == 0 ? element : llvm::FixedVectorType::get(element, lanes);
 }
@@ -222,6 +224,105 @@ Value *emitCanonicalNaN(llvm::IRBuilder<> &b, Value *x, const MathTarget *math) 
   Value *nan = llvm::ConstantFP::get(
       t, llvm::APFloat(llvm::APFloat::IEEEsingle(), llvm::APInt(32, kCanonicalNaNBits)));
   return b.CreateSelect(b.CreateFCmpUNO(x, x), nan, x, "canonical");
+}
+
+namespace {
+
+// An integer constant of x's shape (a scalar or a splat).
+Value *like(Value *x, uint64_t value) { return llvm::ConstantInt::get(x->getType(), value); }
+
+// The integer or f32 type of x's shape, with `element` elements.
+llvm::Type *shaped(llvm::Type *t, llvm::Type *element) {
+  if (auto *v = llvm::dyn_cast<llvm::VectorType>(t))
+    return llvm::VectorType::get(element, v);
+  return element;
+}
+
+// f16 bits (i32 lanes) to f32 without F16C: the steps of lanejit::widenF16.
+Value *widenF16Bits(llvm::IRBuilder<> &b, Value *x) {
+  llvm::Type *f32 = shaped(x->getType(), b.getFloatTy());
+  Value *sign = b.CreateShl(b.CreateAnd(x, like(x, 0x8000)), like(x, 16));
+  Value *magnitude = b.CreateAnd(x, like(x, 0x7fff));
+  Value *exponent = b.CreateAnd(x, like(x, 0x7c00));
+  Value *mantissa = b.CreateAnd(x, like(x, 0x3ff));
+  Value *shifted = b.CreateShl(magnitude, like(x, 13));
+  Value *normal = b.CreateAdd(shifted, like(x, 112u << 23));
+  Value *quiet =
+      b.CreateSelect(b.CreateICmpNE(mantissa, like(x, 0)), like(x, 0x400000), like(x, 0));
+  Value *special = b.CreateOr(b.CreateAdd(shifted, like(x, 224u << 23)), quiet);
+  // Subnormals: mantissa x 2^-24, exact in f32.
+  Value *tiny = b.CreateFMul(b.CreateUIToFP(mantissa, f32), llvm::ConstantFP::get(f32, 0x1p-24));
+  Value *bits = b.CreateSelect(b.CreateICmpEQ(exponent, like(x, 0x7c00)), special, normal);
+  bits = b.CreateSelect(b.CreateICmpEQ(exponent, like(x, 0)),
+                        b.CreateBitCast(tiny, x->getType()), bits);
+  return b.CreateBitCast(b.CreateOr(bits, sign), f32);
+}
+
+// f32 to f16 bits (i32 lanes) without F16C: the steps of lanejit::roundToF16
+// for a canonical NaN. Subnormal results add 0.5: the sum's last place is
+// 2^-24, the f16 subnormal step, so the f32 addition rounds to even there.
+Value *roundF16Bits(llvm::IRBuilder<> &b, Value *x) {
+  llvm::Type *i32 = shaped(x->getType(), b.getInt32Ty());
+  Value *bits = b.CreateBitCast(x, i32);
+  Value *sign = b.CreateAnd(b.CreateLShr(bits, like(bits, 16)), like(bits, 0x8000));
+  Value *a = b.CreateAnd(bits, like(bits, 0x7fffffff));
+  Value *odd = b.CreateAnd(b.CreateLShr(a, like(a, 13)), like(a, 1));
+  Value *normal = b.CreateLShr(
+      b.CreateSub(b.CreateAdd(a, b.CreateAdd(odd, like(a, 0x0fff))), like(a, 112u << 23)),
+      like(a, 13));
+  Value *half = llvm::ConstantFP::get(x->getType(), 0.5);
+  Value *sum = b.CreateFAdd(b.CreateBitCast(a, x->getType()), half);
+  Value *tiny = b.CreateSub(b.CreateBitCast(sum, i32), like(a, 0x3f000000));
+  Value *r = b.CreateSelect(b.CreateICmpULT(a, like(a, 0x38800000)), tiny, normal);
+  r = b.CreateSelect(b.CreateICmpUGE(a, like(a, 0x477ff000)), like(a, 0x7c00), r);
+  r = b.CreateSelect(b.CreateICmpUGT(a, like(a, 0x7f800000)), like(a, 0x7e00), r);
+  return b.CreateOr(r, sign);
+}
+
+} // namespace
+
+llvm::Type *memoryType(llvm::LLVMContext &ctx, DType storage, int lanes) {
+  if (!isStorageOnly(storage))
+    return valueType(ctx, storage, lanes);
+  llvm::Type *i16 = llvm::Type::getInt16Ty(ctx);
+  return lanes == 0 ? i16 : llvm::FixedVectorType::get(i16, lanes);
+}
+
+Value *emitWiden(llvm::IRBuilder<> &b, Value *loaded, DType storage, const MathTarget *math) {
+  if (!isStorageOnly(storage))
+    return loaded;
+  llvm::Type *i32 = shaped(loaded->getType(), b.getInt32Ty());
+  if (storage == DType::BF16) {
+    Value *wide = b.CreateZExt(loaded, i32);
+    return b.CreateBitCast(b.CreateShl(wide, like(wide, 16)),
+                           shaped(loaded->getType(), b.getFloatTy()), "bf16.widen");
+  }
+  if (math && math->has_f16c)
+    return b.CreateFPExt(b.CreateBitCast(loaded, shaped(loaded->getType(), b.getHalfTy())),
+                         shaped(loaded->getType(), b.getFloatTy()), "f16.widen");
+  return widenF16Bits(b, b.CreateZExt(loaded, i32));
+}
+
+Value *emitStored(llvm::IRBuilder<> &b, Value *x, DType storage, const MathTarget *math) {
+  return emitRoundCanonical(b, emitCanonicalNaN(b, x, math), storage, math);
+}
+
+Value *emitRoundCanonical(llvm::IRBuilder<> &b, Value *x, DType storage, const MathTarget *math) {
+  if (!isStorageOnly(storage))
+    return x;
+  llvm::Type *i16 = shaped(x->getType(), b.getInt16Ty());
+  if (storage == DType::BF16) {
+    // Nearest-even: add just under half a bf16 ulp, plus one when the kept
+    // part is odd; the canonical NaN 0xffc00000 gives 0xffc0 the same way.
+    Value *bits = b.CreateBitCast(x, shaped(x->getType(), b.getInt32Ty()));
+    Value *odd = b.CreateAnd(b.CreateLShr(bits, like(bits, 16)), like(bits, 1));
+    Value *rounded = b.CreateAdd(bits, b.CreateAdd(odd, like(bits, 0x7fff)));
+    return b.CreateTrunc(b.CreateLShr(rounded, like(bits, 16)), i16, "bf16.round");
+  }
+  if (math && math->has_f16c) // vcvtps2ph in the default (nearest-even) mode
+    return b.CreateBitCast(b.CreateFPTrunc(x, shaped(x->getType(), b.getHalfTy())), i16,
+                           "f16.round");
+  return b.CreateTrunc(roundF16Bits(b, x), i16, "f16.round");
 }
 
 llvm::Constant *reductionIdentity(llvm::Type *type, ReduceOp op) {

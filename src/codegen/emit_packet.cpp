@@ -23,10 +23,11 @@ Value *PacketEmitter::memoryLoad(llvm::Type *type, Value *ptr, bool workspace) {
   counts_.workspace_loads += workspace;
   if (!mask_) {
     ++counts_.loads;
-    return b.CreateAlignedLoad(type, ptr, llvm::Align(4));
+    return b.CreateAlignedLoad(type, ptr, elementAlign(type));
   }
   ++counts_.masked_loads;
-  return b.CreateMaskedLoad(type, ptr, llvm::Align(4), mask_, llvm::Constant::getNullValue(type));
+  return b.CreateMaskedLoad(type, ptr, elementAlign(type), mask_,
+                            llvm::Constant::getNullValue(type));
 }
 
 void PacketEmitter::memoryStore(Value *value, Value *ptr, bool workspace) {
@@ -35,7 +36,8 @@ void PacketEmitter::memoryStore(Value *value, Value *ptr, bool workspace) {
   if (!mask_) {
     ++counts_.stores;
     llvm::StoreInst *store = b.CreateAlignedStore(
-        value, ptr, llvm::Align(streamAlign_ && !workspace ? uint64_t(streamAlign_) : 4));
+        value, ptr,
+        streamAlign_ && !workspace ? llvm::Align(streamAlign_) : elementAlign(value->getType()));
     if (streamAlign_ && !workspace)
       store->setMetadata(
           llvm::LLVMContext::MD_nontemporal,
@@ -43,7 +45,7 @@ void PacketEmitter::memoryStore(Value *value, Value *ptr, bool workspace) {
     return;
   }
   ++counts_.masked_stores;
-  b.CreateMaskedStore(value, ptr, llvm::Align(4), mask_);
+  b.CreateMaskedStore(value, ptr, elementAlign(value->getType()), mask_);
 }
 
 Value *PacketEmitter::compute(const Node &n, Value *column) {
@@ -84,9 +86,10 @@ Value *PacketEmitter::lane(const Expr &e, Value *column) {
     if (e->type == DType::Bool)
       v = b.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
   } else if (e->kind == NodeKind::Load) {
+    DType storage = plan_.program.inputs[e->param].type;
     Value *index = b.CreateAdd(scope_->dim(e->begin), column);
-    Value *ptr = b.CreateInBoundsGEP(b.getFloatTy(), scope_->base(e->param), index);
-    v = memoryLoad(valueType(ctx, e->type, W), ptr, false);
+    Value *ptr = b.CreateInBoundsGEP(memoryType(ctx, storage, 0), scope_->base(e->param), index);
+    v = emitWiden(b, memoryLoad(memoryType(ctx, storage, W), ptr, false), storage, &target_.math);
   } else if (e->kind == NodeKind::ColIndex) {
     Value *first = b.CreateTrunc(b.CreateAdd(scope_->dim(e->begin), column), b.getInt32Ty());
     v = b.CreateAdd(b.CreateVectorSplat(W, first), laneIds(ctx, W));
@@ -146,9 +149,11 @@ std::vector<Value *> PacketEmitter::emitBody(const lower::Traversal &t, lower::P
   size_t inputs = plan_.program.inputs.size();
   for (size_t i = 0; i < t.writes.size(); ++i) {
     const Write &w = plan_.program.writes[t.writes[i]];
+    DType storage = plan_.program.outputs[w.output].type;
     Value *index = b.CreateAdd(scope.dim(w.begin), column);
-    Value *ptr = b.CreateInBoundsGEP(b.getFloatTy(), scope.base(int(inputs) + w.output), index);
-    memoryStore(emitCanonicalNaN(b, written[i], &target_.math), ptr, false);
+    Value *ptr = b.CreateInBoundsGEP(memoryType(b.getContext(), storage, 0),
+                                     scope.base(int(inputs) + w.output), index);
+    memoryStore(emitStored(b, written[i], storage, &target_.math), ptr, false);
   }
   scope_ = nullptr;
   return reduced;

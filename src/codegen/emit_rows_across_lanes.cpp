@@ -114,13 +114,14 @@ llvm::Function *RowsEmitter::emit(const std::string &name) {
           if (!fresh)
             continue;
           int count = static_cast<int>(std::min<int64_t>(P_, cols_ - q * W_));
-          llvm::Type *part = valueType(ctx_, n->type, count);
-          Value *ptr = b_.CreateConstInBoundsGEP1_64(f32(), bases_.at(n->param), begin + q * W_);
+          llvm::Type *part = memory(n->param, count);
+          Value *ptr =
+              b_.CreateConstInBoundsGEP1_64(memory(n->param), bases_.at(n->param), begin + q * W_);
           std::vector<int> tile;
           for (int j = 0; j < W_; ++j)
             tile.push_back(j % P_ < count ? j % P_ : -1);
-          it->second =
-              b_.CreateShuffleVector(b_.CreateAlignedLoad(part, ptr, llvm::Align(4)), tile);
+          Value *loaded = widen(n->param, b_.CreateAlignedLoad(part, ptr, elementAlign(part)));
+          it->second = b_.CreateShuffleVector(loaded, tile);
         }
       }
     });
@@ -245,8 +246,10 @@ Value *RowsEmitter::value(const Expr &e, int64_t column) {
     if (program_.inputs.at(e->param).kind == ParamKind::RowTensor) {
       v = rowColumn(e->param, at);
     } else { // a column vector: one element for every row
-      Value *ptr = b_.CreateConstInBoundsGEP1_64(f32(), bases_.at(e->param), at);
-      v = b_.CreateVectorSplat(W_, b_.CreateAlignedLoad(f32(), ptr, llvm::Align(4)));
+      llvm::Type *element = memory(e->param);
+      Value *ptr = b_.CreateConstInBoundsGEP1_64(element, bases_.at(e->param), at);
+      v = b_.CreateVectorSplat(
+          W_, widen(e->param, b_.CreateAlignedLoad(element, ptr, elementAlign(element))));
     }
   } break;
   case NodeKind::ColIndex:
@@ -289,10 +292,11 @@ Value *RowsEmitter::uniformValue(const Expr &e) {
   case NodeKind::DimValue:
     v = b_.CreateVectorSplat(W_, b_.getInt32(static_cast<int32_t>(dim(e->begin))));
     break;
-  case NodeKind::Load: // a scalar input
-    v = b_.CreateVectorSplat(
-        W_, b_.CreateAlignedLoad(valueType(ctx_, e->type, 0), bases_.at(e->param), llvm::Align(4)));
-    break;
+  case NodeKind::Load: { // a scalar input
+    llvm::Type *element = memory(e->param);
+    Value *loaded = b_.CreateAlignedLoad(element, bases_.at(e->param), elementAlign(element));
+    v = b_.CreateVectorSplat(W_, widen(e->param, loaded));
+  } break;
   case NodeKind::RowIndex: v = b_.CreateTrunc(rows64_, valueType(ctx_, DType::I32, W_)); break;
   case NodeKind::Reduce: v = segments_ ? segmentReduce(*e) : reduce(*e); break;
   default: {
@@ -344,7 +348,7 @@ Value *RowsEmitter::rowPointer(int buffer, int row) {
   if (fresh) {
     Value *stride = constantStride_ ? b_.getInt64(cols_) : strides_.at(buffer);
     Value *index = b_.CreateMul(b_.CreateAdd(row0_, b_.getInt64(row)), stride);
-    it->second = b_.CreateInBoundsGEP(f32(), bases_.at(buffer), index);
+    it->second = b_.CreateInBoundsGEP(memory(buffer), bases_.at(buffer), index);
   }
   return it->second;
 }

@@ -247,7 +247,7 @@ void KernelEmitter::emitChunkedPackets(TraversalState &s, Value *live, Value *gr
   // generic entry's gate checks C at run time).
   bool prefetch =
       t.prefetch_next_row && !part_ && (!fixedCols_ || *fixedCols_ * 4 >= t.prefetch_min_row_bytes);
-  std::vector<Value *> nextRows = prefetch ? nextRowBases() : std::vector<Value *>{};
+  std::vector<NextRow> nextRows = prefetch ? nextRowBases() : std::vector<NextRow>{};
   Value *gate = prefetch ? prefetchGate(t.prefetch_min_row_bytes) : nullptr;
   auto groupOfPackets = [&](Value *g) {
     if (!nextRows.empty())
@@ -459,13 +459,15 @@ void KernelEmitter::emitFills(const lower::Traversal &t, Value *live, Value *len
   auto store = [&](Value *column, Value *mask) {
     for (size_t i = 0; i < t.writes.size(); ++i) {
       const Write &w = program_.writes[t.writes[i]];
-      Value *value = emitCanonicalNaN(b_, splatOf(t.bound->fills[i]), &target_.math);
+      size_t buffer = inputs + w.output;
+      Value *value =
+          emitStored(b_, splatOf(t.bound->fills[i]), program_.bufferType(buffer), &target_.math);
       Value *index = b_.CreateAdd(dimValue(w.begin), column);
-      Value *ptr = b_.CreateInBoundsGEP(b_.getFloatTy(), rowBase(int(inputs) + w.output), index);
+      Value *ptr = b_.CreateInBoundsGEP(elementType(buffer), rowBase(int(buffer)), index);
       if (mask)
-        b_.CreateMaskedStore(value, ptr, llvm::Align(4), mask);
+        b_.CreateMaskedStore(value, ptr, elementAlign(value->getType()), mask);
       else
-        b_.CreateAlignedStore(value, ptr, llvm::Align(4));
+        b_.CreateAlignedStore(value, ptr, elementAlign(value->getType()));
     }
   };
   emitLoop(b_.getInt64(0), packets, "fill", [&](Value *p) {
@@ -479,45 +481,51 @@ void KernelEmitter::emitFills(const lower::Traversal &t, Value *live, Value *len
   });
 }
 
-std::vector<Value *> KernelEmitter::nextRowBases() {
+std::vector<KernelEmitter::NextRow> KernelEmitter::nextRowBases() {
   // The next row's start of every row-tensor input; past the last row it
   // points outside the buffer, which a prefetch may (it never faults).
-  std::vector<Value *> next;
+  std::vector<NextRow> next;
   for (size_t i = 0; i < program_.inputs.size(); ++i)
     if (program_.inputs[i].kind == ParamKind::RowTensor)
-      next.push_back(b_.CreateGEP(b_.getFloatTy(), bases_[i],
-                                  b_.CreateMul(b_.CreateAdd(row_, b_.getInt64(1)), strides_[i]),
-                                  bufferName(i) + ".next_row"));
+      next.push_back({b_.CreateGEP(elementType(i), bases_[i],
+                                   b_.CreateMul(b_.CreateAdd(row_, b_.getInt64(1)), strides_[i]),
+                                   bufferName(i) + ".next_row"),
+                      bytesOf(program_.inputs[i].type)});
   return next;
 }
 
 Value *KernelEmitter::prefetchGate(int64_t minRowBytes) {
   // Row data of the whole call (every thread's rows), so all threads
-  // decide alike: rows x C x 4 bytes per row-tensor input and output; and
-  // rows of at least minRowBytes.
-  int64_t tensors = int64_t(program_.outputs.size());
+  // decide alike: rows x C x the element size of each row-tensor input and
+  // output; and rows of at least minRowBytes (of f32).
+  int64_t rowBytesPerColumn = 0;
+  for (const Output &o : program_.outputs)
+    rowBytesPerColumn += bytesOf(o.type);
   for (const Param &p : program_.inputs)
-    tensors += p.kind == ParamKind::RowTensor;
-  Value *bytes = launch_.CreateMul(launch_.CreateMul(rows_, cols_), launch_.getInt64(4 * tensors));
+    rowBytesPerColumn += p.kind == ParamKind::RowTensor ? bytesOf(p.type) : 0;
+  Value *bytes =
+      launch_.CreateMul(launch_.CreateMul(rows_, cols_), launch_.getInt64(rowBytesPerColumn));
   Value *longRows = launch_.CreateICmpSGE(launch_.CreateMul(cols_, launch_.getInt64(4)),
                                           launch_.getInt64(minRowBytes), "prefetch.long_rows");
   return launch_.CreateAnd(launch_.CreateICmpSGE(bytes, launch_.getInt64(plan_.prefetch_min_bytes)),
                            longRows, "prefetch.call");
 }
 
-void KernelEmitter::emitPrefetches(Value *gate, const std::vector<Value *> &nextRows, Value *column,
+void KernelEmitter::emitPrefetches(Value *gate, const std::vector<NextRow> &nextRows, Value *column,
                                    int K) {
   // One prefetch per 64-byte line the group's K packets cover (at least
   // one per group), into all cache levels.
-  int64_t floats = int64_t(K) * lanes_;
   emitIf(gate, "prefetch", [&] {
-    for (int64_t line = 0; line < std::max<int64_t>(floats / 16, 1); ++line)
-      for (Value *base : nextRows) {
-        Value *at =
-            b_.CreateGEP(b_.getFloatTy(), base, b_.CreateAdd(column, b_.getInt64(line * 16)));
+    for (const NextRow &next : nextRows) {
+      int64_t bytes = int64_t(K) * lanes_ * next.element_bytes;
+      Value *start = b_.CreateMul(column, b_.getInt64(next.element_bytes));
+      for (int64_t line = 0; line < std::max<int64_t>(bytes / 64, 1); ++line) {
+        Value *at = b_.CreateGEP(b_.getInt8Ty(), next.base,
+                                 b_.CreateAdd(start, b_.getInt64(line * 64)));
         b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {at->getType()},
                            {at, b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
       }
+    }
   });
 }
 

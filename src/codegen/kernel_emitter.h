@@ -5,6 +5,7 @@
 #pragma once
 
 #include "codegen/emit_kernel.h"
+#include "codegen/emit_ops.h"
 #include "codegen/emit_packet.h"
 
 #include <llvm/IR/IRBuilder.h>
@@ -86,6 +87,9 @@ private:
   std::vector<llvm::Value *> emitGuards(llvm::IRBuilder<> &b);
 
   // ---- traversals ----------------------------------------------------------
+
+  // What buffer `i` holds in memory, one element (codegen/emit_ops.h).
+  llvm::Type *elementType(size_t i) { return memoryType(ctx_, program_.bufferType(i), 0); }
 
   llvm::Value *rowBase(int buffer) {
     bool perRow = buffer >= static_cast<int>(program_.inputs.size()) ||
@@ -171,9 +175,13 @@ private:
   // KernelPlan::prefetch_min_bytes, its rows minRowBytes); and, behind it,
   // the prefetches of the lines a group of K packets at `column` covers in
   // those rows.
-  std::vector<llvm::Value *> nextRowBases();
+  struct NextRow {
+    llvm::Value *base;
+    int64_t element_bytes;
+  };
+  std::vector<NextRow> nextRowBases();
   llvm::Value *prefetchGate(int64_t minRowBytes);
-  void emitPrefetches(llvm::Value *gate, const std::vector<llvm::Value *> &nextRows,
+  void emitPrefetches(llvm::Value *gate, const std::vector<NextRow> &nextRows,
                       llvm::Value *column, int K);
 
   // The masks of TraversalState::tailMasks: lanes below `tail` in

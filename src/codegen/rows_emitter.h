@@ -5,6 +5,7 @@
 // emit_rows_across_lanes.h, whose comment describes both layouts.
 #pragma once
 
+#include "codegen/emit_ops.h"
 #include "codegen/target.h"
 #include "lower/plan.h"
 
@@ -62,6 +63,19 @@ private:
   // Column `column` of row tensor `buffer` across the block's rows.
   Value *rowColumn(int buffer, int64_t column);
   Value *rowPointer(int buffer, int row);
+  // Buffer elements in memory (emit_ops.h: memoryType), `lanes` of them
+  // (0: one), and the step to or from f32: a load widens, a store of a
+  // value already made canonical (canonicalNaN) rounds.
+  llvm::Type *memory(int buffer, int lanes = 0) {
+    return memoryType(ctx_, program_.bufferType(static_cast<size_t>(buffer)), lanes);
+  }
+  Value *widen(int buffer, Value *loaded) {
+    return emitWiden(b_, loaded, program_.bufferType(static_cast<size_t>(buffer)), &target_.math);
+  }
+  Value *narrow(int buffer, Value *x) {
+    return emitRoundCanonical(b_, x, program_.bufferType(static_cast<size_t>(buffer)),
+                              &target_.math);
+  }
   // The lanes of a masked row load or store: row < activeRows_, column < count.
   Value *rowMask(int row, int64_t count);
 

@@ -56,8 +56,9 @@ Value *RowsEmitter::rowMask(int row, int64_t count) {
 }
 
 Value *RowsEmitter::rowColumn(int buffer, int64_t column) {
-  llvm::Type *packet = valueType(ctx_, DType::F32, W_);
-  // W rows of this chunk of columns, loaded and transposed once.
+  llvm::Type *packet = memory(buffer, W_);
+  llvm::Align align = elementAlign(packet);
+  // W rows of this chunk of columns, loaded (and widened) and transposed once.
   int64_t chunk = column / W_;
   auto [it, fresh] = chunks_.try_emplace({buffer, chunk});
   if (fresh) {
@@ -65,23 +66,24 @@ Value *RowsEmitter::rowColumn(int buffer, int64_t column) {
     int64_t count = std::min<int64_t>(W_, width - chunk * W_);
     std::vector<Value *> rows;
     for (int r = 0; r < W_; ++r) {
-      Value *ptr = b_.CreateConstInBoundsGEP1_64(f32(), rowPointer(buffer, r), chunk * W_);
+      Value *ptr = b_.CreateConstInBoundsGEP1_64(memory(buffer), rowPointer(buffer, r), chunk * W_);
       if (!activeRows_ && count == W_) {
-        rows.push_back(b_.CreateAlignedLoad(packet, ptr, llvm::Align(4)));
+        rows.push_back(widen(buffer, b_.CreateAlignedLoad(packet, ptr, align)));
         continue;
       }
       if (activeRows_) {
-        rows.push_back(b_.CreateMaskedLoad(packet, ptr, llvm::Align(4), rowMask(r, count),
-                                           llvm::Constant::getNullValue(packet)));
+        rows.push_back(widen(buffer, b_.CreateMaskedLoad(packet, ptr, align, rowMask(r, count),
+                                                         llvm::Constant::getNullValue(packet))));
         continue;
       }
-      // A partial chunk of a full block: only its columns are read, then widened.
-      llvm::Type *part = llvm::FixedVectorType::get(f32(), static_cast<unsigned>(count));
-      std::vector<int> widen;
+      // A partial chunk of a full block: only its columns are read, then
+      // padded to W lanes.
+      llvm::Type *part = memory(buffer, static_cast<int>(count));
+      std::vector<int> pad;
       for (int i = 0; i < W_; ++i)
-        widen.push_back(i < count ? i : -1);
-      rows.push_back(
-          b_.CreateShuffleVector(b_.CreateAlignedLoad(part, ptr, llvm::Align(4)), widen));
+        pad.push_back(i < count ? i : -1);
+      rows.push_back(b_.CreateShuffleVector(
+          widen(buffer, b_.CreateAlignedLoad(part, ptr, align)), pad));
     }
     it->second = transpose(std::move(rows));
   }
@@ -119,17 +121,18 @@ void RowsEmitter::storeRows(int output, const std::map<int64_t, Value *> &column
       m.push_back(it != columns.end() ? it->second : llvm::PoisonValue::get(packet));
     }
     m = transpose(std::move(m));
-    std::vector<int> narrow;
+    std::vector<int> first;
     for (int i = 0; i < count; ++i)
-      narrow.push_back(i);
+      first.push_back(i);
     for (int r = 0; r < W_; ++r) {
-      Value *ptr = b_.CreateConstInBoundsGEP1_64(f32(), rowPointer(buffer, r), chunk * W_);
+      Value *ptr = b_.CreateConstInBoundsGEP1_64(memory(buffer), rowPointer(buffer, r), chunk * W_);
+      llvm::Align align = elementAlign(memory(buffer));
       if (activeRows_)
-        b_.CreateMaskedStore(m[r], ptr, llvm::Align(4), rowMask(r, count));
+        b_.CreateMaskedStore(narrow(buffer, m[r]), ptr, align, rowMask(r, count));
       else if (count == W_)
-        b_.CreateAlignedStore(m[r], ptr, llvm::Align(4));
+        b_.CreateAlignedStore(narrow(buffer, m[r]), ptr, align);
       else
-        b_.CreateAlignedStore(b_.CreateShuffleVector(m[r], narrow), ptr, llvm::Align(4));
+        b_.CreateAlignedStore(narrow(buffer, b_.CreateShuffleVector(m[r], first)), ptr, align);
     }
   }
 }

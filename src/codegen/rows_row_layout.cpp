@@ -135,27 +135,29 @@ Value *RowsEmitter::segmentPacket(int buffer, int64_t begin, int64_t k) {
   if (!fresh)
     return it->second;
   int q = static_cast<int>(k % Q_), count = static_cast<int>(std::min<int64_t>(P_, cols_ - q * W_));
-  llvm::Type *part = llvm::FixedVectorType::get(f32(), static_cast<unsigned>(count));
-  std::vector<int> widen;
+  llvm::Type *part = memory(buffer, count);
+  llvm::Align align = elementAlign(part);
+  std::vector<int> pad;
   for (int j = 0; j < P_; ++j)
-    widen.push_back(j < count ? j : -1);
+    pad.push_back(j < count ? j : -1);
   std::vector<Value *> rows;
   for (int g = 0; g < G_; ++g) {
     int r = static_cast<int>(k / Q_) * G_ + g;
-    Value *ptr = b_.CreateConstInBoundsGEP1_64(f32(), rowPointer(buffer, r), begin + q * W_);
+    Value *ptr =
+        b_.CreateConstInBoundsGEP1_64(memory(buffer), rowPointer(buffer, r), begin + q * W_);
     Value *row;
     if (activeRows_) {
       Value *live = b_.CreateVectorSplat(static_cast<unsigned>(count),
                                          b_.CreateICmpSLT(b_.getInt64(r), activeRows_));
-      row =
-          b_.CreateMaskedLoad(part, ptr, llvm::Align(4), live, llvm::Constant::getNullValue(part));
+      row = b_.CreateMaskedLoad(part, ptr, align, live, llvm::Constant::getNullValue(part));
     } else {
       // Rows of several packets: volatile, so LLVM does not merge the
       // reads after a reduction with the ones before it and keep a block's
       // W x Q packets live across it, spilled (RMSNorm 4096x64: 64).
-      row = b_.CreateAlignedLoad(part, ptr, llvm::Align(4), /*isVolatile=*/Q_ > 1);
+      row = b_.CreateAlignedLoad(part, ptr, align, /*isVolatile=*/Q_ > 1);
     }
-    rows.push_back(P_ == count ? row : b_.CreateShuffleVector(row, widen));
+    row = widen(buffer, row);
+    rows.push_back(P_ == count ? row : b_.CreateShuffleVector(row, pad));
   }
   // Concatenate neighbours until one packet remains.
   while (rows.size() > 1) {
@@ -308,14 +310,15 @@ void RowsEmitter::storeSegment(int output, int64_t k, Value *packet) {
     std::vector<int> lanes;
     for (int j = 0; j < count; ++j)
       lanes.push_back(g * P_ + j);
-    Value *row = count == W_ ? packet : b_.CreateShuffleVector(packet, lanes);
-    Value *ptr = b_.CreateConstInBoundsGEP1_64(f32(), rowPointer(buffer, r), q * W_);
+    Value *row = narrow(buffer, count == W_ ? packet : b_.CreateShuffleVector(packet, lanes));
+    Value *ptr = b_.CreateConstInBoundsGEP1_64(memory(buffer), rowPointer(buffer, r), q * W_);
+    llvm::Align align = elementAlign(memory(buffer));
     if (activeRows_)
-      b_.CreateMaskedStore(row, ptr, llvm::Align(4),
+      b_.CreateMaskedStore(row, ptr, align,
                            b_.CreateVectorSplat(static_cast<unsigned>(count),
                                                 b_.CreateICmpSLT(b_.getInt64(r), activeRows_)));
     else
-      b_.CreateAlignedStore(row, ptr, llvm::Align(4));
+      b_.CreateAlignedStore(row, ptr, align);
   }
 }
 

@@ -19,6 +19,9 @@ struct MathTarget {
   // AVX-512DQ: IEEE maximum/minimum as one vrangeps instead of seven
   // compares and blends (codegen/emit_ops.cpp). The same bits.
   bool has_avx512dq = false;
+  // F16C: f16 loads and stores convert with vcvtph2ps/vcvtps2ph; without it,
+  // with integer and f32 operations of the same bits (emit_ops.cpp).
+  bool has_f16c = false;
 };
 
 struct CodegenTarget {

@@ -89,8 +89,25 @@ std::string_view name(DType type) {
   case DType::F32: return "f32";
   case DType::I32: return "i32";
   case DType::Bool: return "bool";
+  case DType::BF16: return "bf16";
+  case DType::F16: return "f16";
   }
   return "?";
+}
+
+bool isStorageOnly(DType type) { return type == DType::BF16 || type == DType::F16; }
+
+DType valueTypeOf(DType storage) { return isStorageOnly(storage) ? DType::F32 : storage; }
+
+int64_t bytesOf(DType type) {
+  switch (type) {
+  case DType::F32:
+  case DType::I32: return 4;
+  case DType::BF16:
+  case DType::F16: return 2;
+  case DType::Bool: return 1;
+  }
+  return 4;
 }
 
 std::string_view name(ParamKind kind) {
@@ -110,7 +127,7 @@ Expr load(int param, const Param &decl, Dim begin, Dim len) {
   if (decl.kind == ParamKind::Scalar)
     fail("load", "input '" + decl.name + "' is a scalar and has no columns");
   Node n{NodeKind::Load};
-  n.type = decl.type;
+  n.type = valueTypeOf(decl.type);
   n.param = param;
   n.begin = begin;
   n.len = len;
@@ -122,7 +139,7 @@ Expr loadScalar(int param, const Param &decl) {
     fail("load", "input '" + decl.name + "' is a " + std::string(name(decl.kind)) +
                      "; give a column range");
   Node n{NodeKind::Load};
-  n.type = decl.type;
+  n.type = valueTypeOf(decl.type);
   n.param = param;
   return finish(std::move(n));
 }
@@ -143,6 +160,10 @@ Expr constant(DType type, double value) {
     if (value != 0 && value != 1)
       fail("const", "bool value must be 0 or 1");
     break;
+  case DType::BF16:
+  case DType::F16:
+    fail("const", std::string(name(type)) +
+                      " is a storage type of inputs and outputs; constants are f32, i32 or bool");
   }
   Node n{NodeKind::Const};
   n.type = type;

@@ -3,6 +3,8 @@
 
 #include "hash.h"
 
+#include <lanejit/error.h>
+
 #include <unordered_set>
 
 namespace lanejit {
@@ -71,6 +73,19 @@ int Program::outputIndex(std::string_view n) const {
     if (outputs[i].name == n)
       return static_cast<int>(i);
   return -1;
+}
+
+Program withStorage(Program program, DType storage) {
+  if (storage != DType::F32 && !isStorageOnly(storage))
+    throw Error(Error::Kind::Verify, "program '" + program.name + "': buffers cannot hold " +
+                                         std::string(name(storage)) + " (f32, bf16 or f16)");
+  for (Param &p : program.inputs)
+    if (valueTypeOf(p.type) == DType::F32)
+      p.type = storage;
+  for (Output &o : program.outputs)
+    if (valueTypeOf(o.type) == DType::F32)
+      o.type = storage;
+  return program;
 }
 
 } // namespace lanejit

@@ -53,9 +53,9 @@ private:
     auto [it, fresh] = names_.emplace(name, who);
     if (!fresh && !name.empty())
       report(who + ": name already used by " + it->second);
-    if (type != DType::F32)
+    if (type != DType::F32 && !isStorageOnly(type))
       report(who + ": type " + std::string(lanejit::name(type)) +
-             " is not supported (buffers are f32)");
+             " is not supported (buffers are f32, bf16 or f16)");
     if (cols && provablyNegative(*cols))
       report(who + ": column count " + cols->str() + " is negative for every C");
   }
@@ -74,6 +74,9 @@ private:
     for (size_t i = 0; i < n.args.size(); ++i)
       if (!n.args[i])
         report(at + ": operand " + std::to_string(i) + " is missing");
+    if (isStorageOnly(n.type))
+      report(at + ": a value of type " + std::string(name(n.type)) +
+             " (a storage type: loads widen it to f32)");
     if (n.kind == NodeKind::Load)
       checkLoad(n, at);
   }
@@ -86,9 +89,10 @@ private:
     }
     const Param &decl = p_.inputs[n.param];
     std::string who = at + ": load of input '" + decl.name + "'";
-    if (n.type != decl.type)
+    if (n.type != valueTypeOf(decl.type))
       report(who + " has type " + std::string(name(n.type)) + ", but the input is " +
-             std::string(name(decl.type)));
+             std::string(name(decl.type)) +
+             (isStorageOnly(decl.type) ? " (it loads as f32)" : ""));
     if (decl.kind == ParamKind::Scalar) {
       if (n.len)
         report(who + " has a column range, but the input is a scalar");
@@ -122,7 +126,7 @@ private:
     if (!w.value) {
       report(who + ": value is missing");
     } else {
-      if (w.value->type != out.type)
+      if (w.value->type != valueTypeOf(out.type))
         report(who + ": value type " + std::string(name(w.value->type)) +
                " does not match the output's " + std::string(name(out.type)));
       if (w.value->len && *w.value->len != w.len)

@@ -139,6 +139,9 @@ KernelPlan initialPlan(const Program &program, const CompileOptions &options, in
       if (program.inputs[i].kind != ParamKind::RowTensor) {
         p.handling = AliasHandling::StagedByCaller;
         p.reason = "not a row tensor: any overlap stages the whole input before the launch";
+      } else if (program.inputs[i].type != program.outputs[o].type) {
+        p.handling = AliasHandling::StagedByCaller;
+        p.reason = "element types differ: any overlap stages the whole input before the launch";
       } else {
         p.reason = "guarded (row staged when in place): in-place proofs are off";
       }

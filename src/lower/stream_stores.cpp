@@ -10,13 +10,27 @@
 #include "lower/lowering_passes.h"
 
 namespace lanejit::lower {
+namespace {
+
+// One shift aligns all of a traversal's stores only if their elements are
+// of one size (f32 and bf16 outputs in one traversal are not streamed).
+bool sameElementSize(const Program &p, const Traversal &t) {
+  for (int w : t.writes)
+    if (bytesOf(p.outputs[p.writes[w].output].type) !=
+        bytesOf(p.outputs[p.writes[t.writes[0]].output].type))
+      return false;
+  return true;
+}
+
+} // namespace
 
 LoweringResult streamStores(KernelPlan &plan, int64_t min_bytes) {
   int streamed = 0;
   for (Traversal &t : plan.traversals) {
     // A traversal of fixed length (a per-row scalar) is never large.
     t.stream_stores = !t.writes.empty() && t.reductions.empty() && !t.bound &&
-                      t.full == PacketKind::Dense && t.inline_bodies && t.len.coeff() != 0;
+                      t.full == PacketKind::Dense && t.inline_bodies && t.len.coeff() != 0 &&
+                      sameElementSize(plan.program, t);
     streamed += t.stream_stores;
   }
   plan.stream_min_bytes = min_bytes;

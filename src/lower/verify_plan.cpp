@@ -189,10 +189,14 @@ private:
       ++seen[{pair.input, pair.output}];
       const std::string what =
           "alias " + p.inputs[pair.input].name + " / " + p.outputs[pair.output].name;
-      bool rowTensor = p.inputs[pair.input].kind == ParamKind::RowTensor;
-      if ((pair.handling == AliasHandling::StagedByCaller) == rowTensor)
-        fail(what + (rowTensor ? ": a row tensor left to the caller's staging"
-                               : ": not a row tensor, yet handled as exactly aliased"));
+      // Exact aliasing (element (r, c) of one is element (r, c) of the
+      // other) needs a row tensor of the output's element type.
+      bool exact = p.inputs[pair.input].kind == ParamKind::RowTensor &&
+                   p.inputs[pair.input].type == p.outputs[pair.output].type;
+      if ((pair.handling == AliasHandling::StagedByCaller) == exact)
+        fail(what + (exact ? ": a row tensor of the output's type left to the caller's staging"
+                           : ": not a row tensor of the output's type, yet handled as exactly "
+                             "aliased"));
       if (pair.handling == AliasHandling::ProvedInPlace) {
         std::string conflict = inPlaceConflict(plan_, pair.input, pair.output);
         if (!conflict.empty())

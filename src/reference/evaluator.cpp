@@ -1,6 +1,7 @@
 // The FP64 oracle: evaluates a Program from its IR, one row at a time, with
 // every value held as a double. It shares no code with the compiler below
 // the IR, so a wrong lowering cannot also make the oracle wrong.
+#include <lanejit/element_types.h>
 #include <lanejit/error.h>
 #include <lanejit/reference.h>
 #include <lanejit/shape_binding.h>
@@ -76,7 +77,7 @@ void checkInputs(const Program &p, std::span<const BufferRef> inputs, Shape shap
            std::to_string(b.cols) + " columns");
     if (!b.data && rows > 0 && cols > 0)
       fail(who + ": null data pointer");
-    byteSpan(b, rows, who);
+    byteSpan(b, rows, bytesOf(decl.type), who);
   }
 }
 
@@ -187,19 +188,20 @@ private:
     }
   }
 
+  // Inputs are read as stored: bf16 and f16 widen exactly, as a kernel's
+  // loads do.
   void load(const Step &step, Value &out, int64_t r) {
     const Node &n = *step.node;
     const BufferRef &b = inputs_[n.param];
-    const float *data = static_cast<const float *>(b.data);
+    DType type = p_.inputs[n.param].type;
+    auto at = [&](int64_t index) { return static_cast<double>(readElement(b.data, type, index)); };
     switch (p_.inputs[n.param].kind) {
-    case ParamKind::Scalar:
-      return map(out, -1, [&](int64_t) { return static_cast<double>(data[0]); });
+    case ParamKind::Scalar: return map(out, -1, [&](int64_t) { return at(0); });
     case ParamKind::ColVector:
-      return map(out, step.len,
-                 [&](int64_t j) { return static_cast<double>(data[step.begin + j]); });
+      return map(out, step.len, [&](int64_t j) { return at(step.begin + j); });
     case ParamKind::RowTensor: {
-      const float *row = data + r * b.stride() + step.begin;
-      return map(out, step.len, [&](int64_t j) { return static_cast<double>(row[j]); });
+      int64_t row = r * b.stride() + step.begin;
+      return map(out, step.len, [&](int64_t j) { return at(row + j); });
     }
     }
   }

@@ -22,18 +22,19 @@ struct ByteRange {
   }
 };
 
-// The bytes the kernel can touch through a buffer bound to `shape` (row
-// padding included between rows): a scalar is one float and a column
-// vector one row, whatever rows/cols the caller wrote in its BufferRef.
-// bindShape has checked the span fits, so byteSpan does not throw here.
-ByteRange rangeOf(const BufferRef &b, ParamKind kind, Shape shape) {
+// The bytes the kernel can touch through a buffer of `type` bound to `shape`
+// (row padding included between rows): a scalar is one element and a
+// column vector one row, whatever rows/cols the caller wrote in its
+// BufferRef. bindShape has checked the span fits, so byteSpan does not
+// throw here.
+ByteRange rangeOf(const BufferRef &b, ParamKind kind, DType type, Shape shape) {
   if (!b.data)
     return {};
   auto start = reinterpret_cast<uintptr_t>(b.data);
   if (kind == ParamKind::Scalar)
-    return {start, start + sizeof(float)};
+    return {start, start + static_cast<uintptr_t>(bytesOf(type))};
   int64_t rows = kind == ParamKind::RowTensor ? shape.rows : 1;
-  return {start, start + static_cast<uintptr_t>(byteSpan(b, rows, "buffer"))};
+  return {start, start + static_cast<uintptr_t>(byteSpan(b, rows, bytesOf(type), "buffer"))};
 }
 
 enum class Side { Input, Output };
@@ -53,9 +54,12 @@ void requireI32Columns(const BufferRef &b, const Program &p, Side side, size_t i
 }
 
 // Whether an input is exactly an output: element (r, c) of one is element
-// (r, c) of the other. The entry's guards handle that case itself.
-bool exactlyAliased(const BufferRef &in, ParamKind kind, const BufferRef &out) {
-  return kind == ParamKind::RowTensor && in.data == out.data && in.stride() == out.stride();
+// (r, c) of the other, of the same type. The entry's guards handle that
+// case itself; any other overlap is staged.
+bool exactlyAliased(const BufferRef &in, const Param &decl, const BufferRef &out,
+                    DType outType) {
+  return decl.kind == ParamKind::RowTensor && decl.type == outType && in.data == out.data &&
+         in.stride() == out.stride();
 }
 
 // The row index is i32 inside the kernel: a program that reads it cannot
@@ -125,7 +129,7 @@ PreparedCall prepareCall(const Kernel::Impl &impl, std::span<const BufferRef> in
   std::array<ByteRange, kMaxBuffers> outRanges{};
   for (size_t i = 0; i < outputs.size(); ++i) {
     requireI32Columns(outputs[i], program, Side::Output, i);
-    outRanges[i] = rangeOf(outputs[i], ParamKind::RowTensor, shape);
+    outRanges[i] = rangeOf(outputs[i], ParamKind::RowTensor, program.outputs[i].type, shape);
     for (size_t j = 0; j < i; ++j)
       if (outRanges[i].overlaps(outRanges[j]))
         throw Error(Error::Kind::Bind, bufferLabel(program, Side::Output, j) + " and " +
@@ -141,11 +145,13 @@ PreparedCall prepareCall(const Kernel::Impl &impl, std::span<const BufferRef> in
     strides[n] = inputs[i].stride();
     if (program.inputs[i].kind != ParamKind::Scalar)
       requireI32Columns(inputs[i], program, Side::Input, i);
-    ByteRange in = rangeOf(inputs[i], program.inputs[i].kind, shape);
+    const Param &decl = program.inputs[i];
+    ByteRange in = rangeOf(inputs[i], decl.kind, decl.type, shape);
     bool partial = false;
     for (size_t j = 0; j < outputs.size(); ++j)
-      partial = partial || (in.overlaps(outRanges[j]) &&
-                            !exactlyAliased(inputs[i], program.inputs[i].kind, outputs[j]));
+      partial = partial ||
+                (in.overlaps(outRanges[j]) &&
+                 !exactlyAliased(inputs[i], decl, outputs[j], program.outputs[j].type));
     if (!partial)
       continue;
     // Safe path for a partial overlap (a write to row r may land in a later

@@ -170,12 +170,12 @@ Token Parser::parseName(const std::string &what) {
 
 DType Parser::parseType() {
   const Token &t = lex_.peek();
-  for (DType type : {DType::F32, DType::I32, DType::Bool})
+  for (DType type : {DType::F32, DType::I32, DType::Bool, DType::BF16, DType::F16})
     if (t.isWord(name(type))) {
       lex_.next();
       return type;
     }
-  unexpected(t, "a type (f32, i32 or bool)");
+  unexpected(t, "a type (f32, bf16, f16, i32 or bool)");
 }
 
 void Parser::declare(const Token &name) {
@@ -354,7 +354,11 @@ std::vector<Parser::Value> Parser::parseOperands(const Token &op, size_t count) 
 
 // const f32 ['-'] (number | inf) | nan ;  const i32 ['-'] integer ;  const bool true|false
 std::pair<DType, double> Parser::parseConstant() {
+  Pos at = lex_.peek().pos;
   DType type = parseType();
+  if (isStorageOnly(type))
+    fail(at, std::string(name(type)) +
+                 " is a storage type of inputs and outputs; a constant is f32, i32 or bool");
   const Token &first = lex_.peek();
   if (type == DType::Bool) {
     if (!first.isWord("true") && !first.isWord("false"))

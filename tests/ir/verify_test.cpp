@@ -1,6 +1,8 @@
 // The verifier: ill-formed programs, built with the ir:: functions directly
 // (the builder would refuse them), are rejected with a message naming the
 // node or declaration; well-formed ones pass.
+#include "support/testing.h"
+
 #include <lanejit/error.h>
 #include <lanejit/verify.h>
 
@@ -59,7 +61,28 @@ TEST(Verify, DuplicateNameAcrossInputsAndOutputs) {
 TEST(Verify, NonF32Buffer) {
   Program p = identity();
   p.inputs.push_back({"k", ParamKind::ColVector, DType::I32, C});
-  EXPECT_EQ(verify(p), Problems{"input 'k': type i32 is not supported (buffers are f32)"});
+  EXPECT_EQ(verify(p),
+            Problems{"input 'k': type i32 is not supported (buffers are f32, bf16 or f16)"});
+}
+
+TEST(Verify, StorageTypesAreBufferTypesOnly) {
+  // bf16 and f16 buffers verify; their loads are f32 values.
+  Program p = withStorage(identity(), DType::BF16);
+  EXPECT_EQ(verify(p), Problems{});
+  EXPECT_EQ(p.writes[0].value->type, DType::F32);
+  EXPECT_EQ(verify(withStorage(identity(), DType::F16)), Problems{});
+  EXPECT_EQ(test::verifyErrorOf([] { ir::constant(DType::BF16, 1); }),
+            "const: bf16 is a storage type of inputs and outputs; constants are f32, i32 or bool");
+  EXPECT_EQ(test::verifyErrorOf([] { withStorage(identity(), DType::I32); }),
+            "program 'identity': buffers cannot hold i32 (f32, bf16 or f16)");
+  // A node of a storage type can only be built by hand; the verifier names it.
+  Program byHand = identity();
+  Node load = *byHand.writes[0].value;
+  load.type = DType::F16;
+  byHand.writes[0].value = Expr(std::make_shared<const Node>(load));
+  Problems problems = verify(byHand);
+  ASSERT_FALSE(problems.empty());
+  EXPECT_EQ(problems[0], "%0: a value of type f16 (a storage type: loads widen it to f32)");
 }
 
 TEST(Verify, NegativeColumnCount) {

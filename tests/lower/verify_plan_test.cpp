@@ -131,7 +131,8 @@ TEST(VerifyPlan, RejectsAColumnVectorTreatedAsExactlyAliased) {
       changed = true;
     }
   ASSERT_TRUE(changed);
-  EXPECT_NE(problems(plan).find("not a row tensor, yet handled as exactly aliased"),
+  EXPECT_NE(problems(plan).find(
+                "not a row tensor of the output's type, yet handled as exactly aliased"),
             std::string::npos)
       << problems(plan);
 }

@@ -1,9 +1,9 @@
 // Rows across lanes (codegen/emit_rows_across_lanes.h): a block of W rows
 // per packet set, rows in their row-major layout (P lanes per row up to W
 // columns, Q packets per row above) or, for programs that slice, one row
-// per lane. Every library program and the fuzz seed corpus's programs,
-// W = 4, 8 and 16, on C in kColumns (every P = 1...16, C = P and C < P,
-// Q = 1...16) and R in {1, 2, W-1, W+1, 1000}: the rows-across-lanes entry
+// per lane. Every library program (also with bf16 or f16 buffers) and the
+// fuzz seed corpus's programs, W = 4, 8 and 16, on C in kColumns (every
+// P = 1...16, C = P and C < P, Q = 1...16) and R in {1, 2, W-1, W+1, 1000}: the rows-across-lanes entry
 // (forced for every C, whatever the mapping rule picks) gives bitwise the
 // packet-local kernel's outputs, within 5e-5 of the FP64 oracle; on 1-3
 // threads, in place (exactly aliased), with rows of stride C (the dense
@@ -54,8 +54,11 @@ CompileOptions withLanes(int lanes, bool rowsAcrossLanes) {
 
 std::vector<Program> programs() {
   std::vector<Program> all;
-  for (const library::Entry &e : library::all())
+  for (const library::Entry &e : library::all()) {
     all.push_back(e.make());
+    // Loads that widen and stores that round, across lanes too.
+    all.push_back(withStorage(e.make(), e.name == "layernorm" ? DType::F16 : DType::BF16));
+  }
   for (const auto &file : std::filesystem::directory_iterator(LANEJIT_FUZZ_CORPUS)) {
     std::ifstream in(file.path());
     std::stringstream text;

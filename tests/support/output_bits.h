@@ -13,12 +13,15 @@
 
 namespace lanejit::test {
 
-using Outputs = std::vector<std::vector<float>>;
+// Each output's bytes, row padding included, whatever its element type.
+using Outputs = std::vector<std::vector<unsigned char>>;
 
 inline Outputs outputsOf(const check::Case &c) {
   Outputs out;
-  for (const check::GuardedBuffer &b : c.outputs)
-    out.emplace_back(b.data(), b.data() + b.elements());
+  for (const check::GuardedBuffer &b : c.outputs) {
+    auto *bytes = static_cast<const unsigned char *>(b.raw());
+    out.emplace_back(bytes, bytes + b.bytes());
+  }
   return out;
 }
 
@@ -29,7 +32,7 @@ inline ::testing::AssertionResult sameBits(const Outputs &a, const Outputs &b) {
     if (a[o].size() != b[o].size())
       return ::testing::AssertionFailure() << "output " << o << " has another size";
     // memcmp on an empty output would get null pointers (UBSan).
-    if (!a[o].empty() && std::memcmp(a[o].data(), b[o].data(), a[o].size() * sizeof(float)))
+    if (!a[o].empty() && std::memcmp(a[o].data(), b[o].data(), a[o].size()))
       return ::testing::AssertionFailure() << "output " << o << " differs bitwise";
   }
   return ::testing::AssertionSuccess();

@@ -46,6 +46,8 @@ Expr operandOfType(DType t, const Expr &x, bool uniform) {
   case DType::F32: return f;
   case DType::I32: return uniform ? ir::rowIndex() : ir::colIndex(0, C);
   case DType::Bool: return ir::binary(BinaryOp::Lt, f, f32(0));
+  case DType::BF16:
+  case DType::F16: break; // buffer types only
   }
   return f;
 }
@@ -55,6 +57,8 @@ Expr toF32(const Expr &e) {
   case DType::F32: return e;
   case DType::I32: return ir::unary(UnaryOp::ToF32, e);
   case DType::Bool: return ir::select(e, f32(1), f32(-1));
+  case DType::BF16:
+  case DType::F16: break; // buffer types only
   }
   return e;
 }
@@ -65,6 +69,33 @@ TEST(RoundTrip, LibraryPrograms) {
     SCOPED_TRACE(entry.name);
     expectRoundTrip(entry.make());
   }
+}
+
+// Buffers of every storage type, and a mix: bf16 in, f16 and f32 out.
+TEST(RoundTrip, BufferElementTypes) {
+  for (DType storage : {DType::BF16, DType::F16})
+    for (const library::Entry &entry : library::all()) {
+      SCOPED_TRACE(entry.name + " in " + std::string(name(storage)));
+      expectRoundTrip(withStorage(entry.make(), storage));
+    }
+  Program mixed = parse("program mixed {\n"
+                        "  in x: bf16[R, C]\n"
+                        "  in g: f16[C]\n"
+                        "  in eps: bf16\n"
+                        "  out y: f16[R, C]\n"
+                        "  out z: f32[R, C]\n"
+                        "  %0 = load x[0:C]\n"
+                        "  %1 = load g[0:C]\n"
+                        "  %2 = load eps\n"
+                        "  %3 = mul %0, %1\n"
+                        "  %4 = add %3, %2\n"
+                        "  y[0:C] = %4\n"
+                        "  z[0:C] = %0\n"
+                        "}\n");
+  EXPECT_EQ(mixed.inputs[0].type, DType::BF16);
+  EXPECT_EQ(mixed.inputs[1].type, DType::F16);
+  EXPECT_EQ(mixed.outputs[0].type, DType::F16);
+  expectRoundTrip(mixed);
 }
 
 constexpr DType kTypes[] = {DType::F32, DType::I32, DType::Bool};

@@ -3,9 +3,9 @@
 // columns, Q packets per row above) or, for programs that slice, one row
 // per lane. Every library program (also with bf16 or f16 buffers) and the
 // fuzz seed corpus's programs, W = 4, 8 and 16, on C in kColumns (every
-// P = 1...16, C = P and C < P, Q = 1...16) and R in {1, 2, W-1, W+1, 1000}: the rows-across-lanes entry
-// (forced for every C, whatever the mapping rule picks) gives bitwise the
-// packet-local kernel's outputs, within 5e-5 of the FP64 oracle; on 1-3
+// P = 1...16, C = P and C < P, Q = 1...16) and R in {1, 2, W-1, W+1, 1000}:
+// the rows-across-lanes entry (forced for every C, whatever the mapping rule
+// picks) gives bitwise the packet-local kernel's outputs, within 5e-5 of the FP64 oracle; on 1-3
 // threads, in place (exactly aliased), with rows of stride C (the dense
 // blocks) and padded rows (the strided ones); the rule and the report.
 #include "support/aliased_call.h"

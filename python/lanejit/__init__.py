@@ -19,7 +19,7 @@ from ._lanejit import (  # noqa: F401  (re-exported API)
     C, Builder, Dim, Error, Expr, Kernel, Program, abs, col, compile, constant,
     constant_i32, dim, eq, erf, exp, fma, library, log, logical_not, maximum, mean,
     minimum, ne, parse, parse_file, reference, row, rowmax, rowmin, rsqrt, select,
-    sigmoid, sqrt, sum, switch_names, tanh, tof32, toi32)
+    sigmoid, sqrt, sum, switch_names, tanh, tof32, toi32, with_storage)
 
 # print() shadows the builtin inside this module, so bind it last and only
 # as an attribute: lanejit.print(program).
@@ -93,5 +93,5 @@ __all__ = [
     "compile", "constant", "constant_i32", "dim", "eq", "erf", "exp", "fma", "library", "log",
     "logical_not", "maximum", "mean", "minimum", "ne", "parse", "parse_file", "reference",
     "row", "rowmax", "rowmin", "rsqrt", "select", "sigmoid", "sqrt", "sum", "switch_names",
-    "tanh", "tof32", "toi32",
+    "tanh", "tof32", "toi32", "with_storage",
 ]

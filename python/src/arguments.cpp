@@ -3,16 +3,20 @@
 // directly: no Python attribute lookups, no copies, no heap allocation.
 #include "arguments.h"
 
+#include <lanejit/element_types.h>
 #include <lanejit/shape_binding.h>
 
 #include <pybind11/numpy.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 namespace lanejit::python {
 namespace {
 const TorchTable *torch_table = nullptr; // set once; the GIL guards it
+constexpr int kNpyHalf = 23;             // numpy's float16 (pybind11 has no name for it)
+constexpr int kNpyUserDef = 256;         // type numbers from here on are registered at run time
 
 // An array argument in elements, whichever library it came from.
 struct ArrayView {
@@ -36,44 +40,126 @@ std::string what(const char *role, const std::string &name) {
   throw py::value_error(message);
 }
 
+// The element type's name in numpy and torch ("must be bfloat16").
+std::string elementName(DType type) {
+  return type == DType::BF16 ? "bfloat16" : type == DType::F16 ? "float16" : "float32";
+}
+
+// numpy has no bfloat16; ml_dtypes adds one (a dtype registered when it is
+// imported). Held for the life of the process, created on first need.
+PyObject *bf16_dtype = nullptr;
+
+bool mlDtypesLoaded() {
+  PyObject *module = PyDict_GetItemString(PyImport_GetModuleDict(), "ml_dtypes");
+  return module && module != Py_None;
+}
+
+// np.dtype(ml_dtypes.bfloat16), importing ml_dtypes; ImportError naming
+// `what` when it is not installed.
+py::dtype bf16Dtype(const std::string &what) {
+  if (!bf16_dtype) {
+    py::object type;
+    try {
+      type = py::module_::import("ml_dtypes").attr("bfloat16");
+    } catch (py::error_already_set &e) {
+      if (!e.matches(PyExc_ImportError))
+        throw;
+      throw py::import_error(what + " is bf16: a numpy bfloat16 array needs the ml_dtypes " +
+                             "package, which is not installed (pip install ml_dtypes); " +
+                             "torch.bfloat16 tensors need nothing more");
+    }
+    bf16_dtype = py::dtype::from_args(type).release().ptr();
+  }
+  return py::reinterpret_borrow<py::dtype>(bf16_dtype);
+}
+
+// ml_dtypes.bfloat16's numpy type number, or -1 while ml_dtypes is not
+// imported (no array can be of that type before it is).
+int bf16TypeNum() {
+  if (!bf16_dtype && !mlDtypesLoaded())
+    return -1;
+  return bf16Dtype("a buffer").num();
+}
+
+// The buffer type of a numpy array's elements, or nullopt for any other.
+std::optional<DType> numpyType(const py::detail::PyArrayDescr_Proxy *descr) {
+  if (descr->byteorder == '>') // not the machine's order
+    return std::nullopt;
+  if (descr->type_num == py::detail::npy_api::NPY_FLOAT_)
+    return DType::F32;
+  if (descr->type_num == kNpyHalf)
+    return DType::F16;
+  if (descr->type_num >= kNpyUserDef && descr->type_num == bf16TypeNum())
+    return DType::BF16;
+  return std::nullopt;
+}
+
+std::optional<DType> tensorType(TensorElement element) {
+  switch (element) {
+  case TensorElement::F32: return DType::F32;
+  case TensorElement::BF16: return DType::BF16;
+  case TensorElement::F16: return DType::F16;
+  case TensorElement::Other: break;
+  }
+  return std::nullopt;
+}
+
+// The clause a type mismatch ends with for a bf16 buffer while ml_dtypes
+// is missing: numpy bf16 arrays cannot exist then.
+std::string bf16Hint(DType want) {
+  if (want != DType::BF16 || mlDtypesLoaded())
+    return "";
+  try {
+    py::module_::import("ml_dtypes");
+    return "";
+  } catch (py::error_already_set &) {
+    return " (numpy bfloat16 arrays need the ml_dtypes package, which is not installed; "
+           "or pass a torch.bfloat16 tensor)";
+  }
+}
+
 std::string typeName(py::handle object) {
   return Py_TYPE(object.ptr())->tp_name;
 }
 
-bool numpyView(py::handle object, const char *role, const std::string &name, ArrayView &view) {
+bool numpyView(py::handle object, const char *role, const std::string &name, DType want,
+               ArrayView &view) {
   auto &api = py::detail::npy_api::get();
   if (!api.PyArray_Check_(object.ptr()))
     return false;
   auto *array = py::detail::array_proxy(object.ptr());
   auto *descr = py::detail::array_descriptor_proxy(array->descr);
-  if (descr->type_num != py::detail::npy_api::NPY_FLOAT_ || descr->byteorder == '>')
-    typeError(what(role, name) + " must be float32, got a numpy array of " +
-              std::string(py::str(array->descr)));
+  if (numpyType(descr) != want)
+    typeError(what(role, name) + " must be " + elementName(want) + ", got a numpy array of " +
+              std::string(py::str(array->descr)) + bf16Hint(want));
+  int64_t bytes = bytesOf(want);
   if (array->nd > kMaxDims)
     valueError(what(role, name) + " has " + std::to_string(array->nd) + " dimensions");
   if (!(array->flags & py::detail::npy_api::NPY_ARRAY_ALIGNED_))
-    valueError(what(role, name) + " is not aligned to 4 bytes");
+    valueError(what(role, name) + " is not aligned to " + std::to_string(bytes) + " bytes");
   view.library = ArrayLibrary::Numpy;
   view.data = array->data;
   view.dims = array->nd;
   view.writable = array->flags & py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
   for (int i = 0; i < array->nd; ++i) {
     view.sizes[i] = array->dimensions[i];
-    if (array->strides[i] % 4 != 0)
+    if (array->strides[i] % bytes != 0)
       valueError(what(role, name) + " has a stride of " + std::to_string(array->strides[i]) +
-                 " bytes, not a whole number of float32 elements");
-    view.strides[i] = array->strides[i] / 4;
+                 " bytes, not a whole number of " + elementName(want) + " elements");
+    view.strides[i] = array->strides[i] / bytes;
   }
   return true;
 }
 
-bool torchView(py::handle object, const char *role, const std::string &name, ArrayView &view) {
+bool torchView(py::handle object, const char *role, const std::string &name, DType want,
+               ArrayView &view) {
   const TorchTable *table = torchTable();
   TensorView t;
   if (!table || !table->view(object.ptr(), &t))
     return false;
-  if (!t.is_float32)
-    typeError(what(role, name) + " must be float32, got a torch tensor of " + t.dtype);
+  if (tensorType(t.element) != want)
+    typeError(what(role, name) + " must be " + elementName(want) + ", got a torch tensor of " +
+              t.dtype);
   if (!t.on_cpu)
     typeError(what(role, name) + " is a " + t.device +
               " tensor; lanejit kernels run on the CPU (move it with .cpu())");
@@ -145,21 +231,24 @@ BufferRef rowTensor(const ArrayView &view, const char *role, const std::string &
   return BufferRef::matrix(view.data, rows, cols, row_stride);
 }
 
-BufferRef bindOne(py::handle object, ParamKind kind, const char *role, const std::string &name,
-                  bool writable, BoundArguments &bound, float &scalar) {
+BufferRef bindOne(py::handle object, ParamKind kind, DType type, const char *role,
+                  const std::string &name, bool writable, BoundArguments &bound, float &scalar) {
   ArrayView view;
-  if (!numpyView(object, role, name, view) && !torchView(object, role, name, view)) {
-    // Python numbers and numpy scalars (np.float32(...)) for scalar inputs.
+  if (!numpyView(object, role, name, type, view) &&
+      !torchView(object, role, name, type, view)) {
+    // Python numbers and numpy scalars (np.float32(...)) for scalar inputs,
+    // rounded to the declared type as a kernel's store would round them.
     if (kind == ParamKind::Scalar && PyNumber_Check(object.ptr()) &&
         Py_TYPE(object.ptr())->tp_as_number->nb_float) {
-      scalar = static_cast<float>(PyFloat_AsDouble(object.ptr()));
+      double value = PyFloat_AsDouble(object.ptr());
       if (PyErr_Occurred())
         throw py::error_already_set();
+      writeElement(&scalar, type, 0, static_cast<float>(value));
       return BufferRef::scalar(&scalar);
     }
-    typeError(what(role, name) + " must be a numpy array or a torch tensor of float32" +
-              (kind == ParamKind::Scalar ? " (0-d) or a Python number" : "") + ", got " +
-              typeName(object));
+    typeError(what(role, name) + " must be a numpy array or a torch tensor of " +
+              elementName(type) + (kind == ParamKind::Scalar ? " (0-d) or a Python number" : "") +
+              ", got " + typeName(object));
   }
   if (writable && !view.writable)
     valueError(what(role, name) + " is a read-only array");
@@ -184,6 +273,12 @@ BufferRef bindOne(py::handle object, ParamKind kind, const char *role, const std
     return BufferRef::scalar(view.data);
   }
   return {};
+}
+
+TensorElement tensorElementOf(DType type) {
+  return type == DType::BF16 ? TensorElement::BF16
+         : type == DType::F16 ? TensorElement::F16
+                              : TensorElement::F32;
 }
 
 std::string names(const Program &program) {
@@ -231,8 +326,8 @@ void bindInputs(const Program &program, py::handle args, size_t first, BoundArgu
                std::to_string(BoundArguments::kMaxBuffers) + " inputs");
   for (size_t i = 0; i < given; ++i) {
     const Param &decl = program.inputs[i];
-    bound.inputs[i] = bindOne(PyTuple_GET_ITEM(args.ptr(), first + i), decl.kind, "input",
-                              decl.name, false, bound, bound.scalars[i]);
+    bound.inputs[i] = bindOne(PyTuple_GET_ITEM(args.ptr(), first + i), decl.kind, decl.type,
+                              "input", decl.name, false, bound, bound.scalars[i]);
   }
   bound.input_count = static_cast<int>(given);
 }
@@ -244,8 +339,9 @@ void bindOutputs(const Program &program, py::handle out, BoundArguments &bound) 
   bool sequence = PyTuple_Check(out.ptr()) || PyList_Check(out.ptr());
   if (count == 1 && !sequence) {
     float unused;
+    const Output &decl = program.outputs[0];
     bound.outputs[0] =
-        bindOne(out, ParamKind::RowTensor, "output", program.outputs[0].name, true, bound, unused);
+        bindOne(out, ParamKind::RowTensor, decl.type, "output", decl.name, true, bound, unused);
   } else {
     if (!sequence || static_cast<size_t>(py::len(out)) != count)
       typeError("lanejit: " + program.name + " has " + std::to_string(count) +
@@ -253,7 +349,8 @@ void bindOutputs(const Program &program, py::handle out, BoundArguments &bound) 
     py::sequence items = py::reinterpret_borrow<py::sequence>(out);
     for (size_t i = 0; i < count; ++i) {
       float unused;
-      bound.outputs[i] = bindOne(items[i], ParamKind::RowTensor, "output", program.outputs[i].name,
+      const Output &decl = program.outputs[i];
+      bound.outputs[i] = bindOne(items[i], ParamKind::RowTensor, decl.type, "output", decl.name,
                                  true, bound, unused);
     }
   }
@@ -278,13 +375,18 @@ py::object allocateOutputs(const Program &program, Shape shape, BoundArguments &
     sizes[dims] = cols;
     py::object array;
     void *data = nullptr;
+    DType type = program.outputs[i].type;
     if (bound.library == ArrayLibrary::Torch) {
-      PyObject *tensor = torchTable()->empty(sizes, dims + 1, &data);
+      PyObject *tensor = torchTable()->empty(sizes, dims + 1, tensorElementOf(type), &data);
       if (!tensor)
         throw py::error_already_set();
       array = py::reinterpret_steal<py::object>(tensor);
     } else {
-      py::array_t<float> a(std::vector<py::ssize_t>(sizes, sizes + dims + 1));
+      std::vector<py::ssize_t> shape(sizes, sizes + dims + 1);
+      py::dtype dtype = type == DType::F32   ? py::dtype::of<float>()
+                        : type == DType::F16 ? py::dtype(kNpyHalf)
+                                             : bf16Dtype(what("output", program.outputs[i].name));
+      py::array a(dtype, shape);
       data = a.mutable_data();
       array = std::move(a);
     }

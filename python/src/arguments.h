@@ -1,7 +1,8 @@
 // Python objects -> BufferRefs, without copying: numpy arrays and torch
-// tensors (CPU float32, unit column stride, any row stride) are passed by
-// pointer, Python numbers as scalars. Anything else raises TypeError or
-// ValueError naming the argument; nothing is ever copied silently.
+// tensors (CPU, of the declared element type: float32, bfloat16 or float16;
+// unit column stride, any row stride) are passed by pointer, Python numbers
+// as scalars. Anything else raises TypeError or ValueError naming the
+// argument; nothing is ever copied or converted silently.
 #pragma once
 
 #include "torch_table.h"
@@ -26,7 +27,7 @@ struct BoundArguments {
   static constexpr int kMaxBuffers = 16;
   std::array<BufferRef, kMaxBuffers> inputs;
   std::array<BufferRef, kMaxBuffers> outputs;
-  std::array<float, kMaxBuffers> scalars; // storage for Python numbers
+  std::array<float, kMaxBuffers> scalars; // Python numbers, in the declared type's bits
   int input_count = 0, output_count = 0;
   ArrayLibrary library = ArrayLibrary::None; // of the first array input
   // The leading dimensions of the first row-tensor input (B, T of B x T x C),
@@ -45,8 +46,9 @@ void bindInputs(const Program &program, py::handle args, size_t first, BoundArgu
 // program's outputs; they must be writable.
 void bindOutputs(const Program &program, py::handle out, BoundArguments &bound);
 // Allocates every output for rows x cols, in the inputs' library (torch
-// when an input was a torch tensor, else numpy), shaped like the first row
-// input's leading dimensions. Returns the array or a tuple of arrays.
+// when an input was a torch tensor, else numpy) and its declared element
+// type, shaped like the first row input's leading dimensions. Returns the
+// array or a tuple of arrays.
 py::object allocateOutputs(const Program &program, Shape shape, BoundArguments &bound);
 
 } // namespace lanejit::python

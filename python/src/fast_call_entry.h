@@ -23,24 +23,28 @@ constexpr int64_t kReleaseGilElements = int64_t{1} << 14;
 // What an argument (or a module parameter) must look like for an entry.
 struct Layout {
   int dims = 0;
+  TensorElement element = TensorElement::F32;
   std::array<int64_t, kMaxDims> sizes{};
   std::array<int64_t, kMaxDims> strides{};
 
   bool matches(const TensorView &v) const {
-    return v.dims == dims && std::equal(sizes.begin(), sizes.begin() + dims, v.sizes) &&
+    return v.dims == dims && v.element == element &&
+           std::equal(sizes.begin(), sizes.begin() + dims, v.sizes) &&
            std::equal(strides.begin(), strides.begin() + dims, v.strides);
   }
 };
 
-// A tensor the kernel can read as it is: the guard every entry starts with.
+// A tensor the kernel can read as it is (of a buffer type: float32,
+// bfloat16 or float16): the guard every entry starts with.
 inline bool plainTensor(const TorchTable *table, PyObject *object, TensorView &view) {
-  return table->view(object, &view) && view.is_float32 && view.on_cpu && view.strided &&
-         !view.needs_grad && view.dims <= kMaxDims;
+  return table->view(object, &view) && view.element != TensorElement::Other && view.on_cpu &&
+         view.strided && !view.needs_grad && view.dims <= kMaxDims;
 }
 
 inline Layout layoutOf(const TensorView &v) {
   Layout l;
   l.dims = v.dims;
+  l.element = v.element;
   std::copy(v.sizes, v.sizes + v.dims, l.sizes.begin());
   std::copy(v.strides, v.strides + v.dims, l.strides.begin());
   return l;

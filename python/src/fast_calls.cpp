@@ -1,17 +1,18 @@
 // _lanejit.FastCalls: the C base class of lanejit.torch's compiled callable
-// (python/lanejit/_fx_compiled.py, docs/torch.md "Per-call cost").
+// (python/lanejit/torch/compiled.py, docs/torch.md "Per-call cost").
 //
 // A call with no keywords looks its positional arguments up in a short list
 // of entries the Python side registered: each fixes the argument count and,
-// per argument, that it is a dense float32 CPU tensor not needing grad with
-// exactly these sizes and strides. A hit runs the entry's target without
-// any Python code: either the kernel itself (arguments and module
-// parameters bound to its inputs by pointer, outputs allocated as the plain
-// kernel call allocates them, the native entry called with the strides and
-// shape checked once at registration), or a Python callable (the
-// specialization's forward). Anything else, and every miss, calls the
-// instance's `_call` method, the full Python path; so the list is only a
-// cache and every guard the Python path has still decides what it holds.
+// per argument, that it is a dense CPU tensor not needing grad with exactly
+// this element type (float32, bfloat16 or float16), sizes and strides. A hit
+// runs the entry's target without any Python code: either the kernel itself
+// (arguments and module parameters bound to its inputs by pointer, outputs
+// allocated as the plain kernel call allocates them, the native entry
+// called with the strides and shape checked once at registration), or a
+// Python callable (the specialization's forward). Anything else, and every
+// miss, calls the instance's `_call` method, the full Python path; so the
+// list is only a cache and every guard the Python path has still decides
+// what it holds.
 #include "bindings.h"
 #include "fast_call_entry.h"
 #include "launch/aligned_workspace.h"
@@ -74,7 +75,7 @@ PyObject *runKernel(FastCalls *self, const Entry &e, const TorchTable *table,
   std::array<PyObject *, kMaxArgs> outs{};
   for (size_t i = 0; i < e.outputs.size(); ++i) {
     const Layout &o = e.outputs[i];
-    outs[i] = table->empty(o.sizes.data(), o.dims, &buffers[n++]);
+    outs[i] = table->empty(o.sizes.data(), o.dims, o.element, &buffers[n++]);
     if (!outs[i]) {
       for (size_t j = 0; j < i; ++j)
         Py_DECREF(outs[j]);

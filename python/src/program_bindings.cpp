@@ -207,6 +207,24 @@ void defineProgram(py::module_ &m) {
                                  l.append(py::make_tuple(o.name, o.cols));
                                return l;
                              })
+      .def_property_readonly(
+          "input_dtypes",
+          [](const Program &p) {
+            std::vector<std::string> l;
+            for (const Param &d : p.inputs)
+              l.emplace_back(name(d.type));
+            return l;
+          },
+          "the element type per input: 'f32', 'bf16' or 'f16'")
+      .def_property_readonly(
+          "output_dtypes",
+          [](const Program &p) {
+            std::vector<std::string> l;
+            for (const Output &o : p.outputs)
+              l.emplace_back(name(o.type));
+            return l;
+          },
+          "the element type per output: 'f32', 'bf16' or 'f16'")
       .def("hash", &Program::hash)
       .def("__str__", [](const Program &p) { return print(p); })
       .def("__repr__", [](const Program &p) { return "<lanejit.Program " + p.name + ">"; });
@@ -253,6 +271,12 @@ void defineProgram(py::module_ &m) {
   m.def(
       "print", [](const Program &p) { return print(p); }, py::arg("program"),
       "The canonical text form (docs/text-format.md)");
+  m.def(
+      "with_storage",
+      [](const Program &p, const std::string &dtype) { return withStorage(p, bufferType(dtype)); },
+      py::arg("program"), py::arg("dtype"),
+      "The program with every f32 input and output stored as dtype ('bf16', 'f16' or 'f32') "
+      "instead; values and operations unchanged (docs/element-types.md)");
 
   py::module_ lib = m.def_submodule("library", "The six operators as ready programs (library.h)");
   lib.def("rope", &library::rope);

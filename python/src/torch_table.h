@@ -16,12 +16,17 @@ namespace lanejit::python {
 
 constexpr int kMaxDims = 8;
 
+// A tensor's element type as far as kernels care: the buffer types
+// (lanejit::DType's F32, BF16, F16) or anything else. Its own enum so the
+// adapter needs no lanejit header but buffer.h.
+enum class TensorElement : uint8_t { Other, F32, BF16, F16 };
+
 struct TensorView {
   void *data = nullptr;
   int dims = 0;
   int64_t sizes[kMaxDims];
   int64_t strides[kMaxDims]; // elements
-  bool is_float32 = false;
+  TensorElement element = TensorElement::Other;
   bool on_cpu = false;
   bool needs_grad = false; // requires_grad while grad mode is on
   bool strided = false;    // dense layout (not sparse, mkldnn, ...): sizes and strides are set
@@ -33,9 +38,9 @@ struct TorchTable {
   // 1 and fills `view` when `object` is a torch.Tensor, 0 when it is not;
   // never raises.
   int (*view)(PyObject *object, TensorView *view);
-  // A new dense float32 CPU tensor of the given shape (new reference) and
-  // its data in *data, or null with a Python error set.
-  PyObject *(*empty)(const int64_t *sizes, int dims, void **data);
+  // A new dense CPU tensor of the given shape and element type (not Other;
+  // new reference) and its data in *data, or null with a Python error set.
+  PyObject *(*empty)(const int64_t *sizes, int dims, TensorElement element, void **data);
 };
 
 constexpr const char *kTorchTableCapsule = "lanejit._lanejit_torch.table";

@@ -13,7 +13,34 @@
 
 namespace {
 
+using lanejit::python::TensorElement;
 using lanejit::python::TensorView;
+
+TensorElement elementOf(at::ScalarType type) {
+  switch (type) {
+  case at::kFloat: return TensorElement::F32;
+  case at::kBFloat16: return TensorElement::BF16;
+  case at::kHalf: return TensorElement::F16;
+  default: return TensorElement::Other;
+  }
+}
+
+// torch's own name for the types a message is likely to show.
+const char *dtypeName(at::ScalarType type) {
+  switch (type) {
+  case at::kFloat: return "torch.float32";
+  case at::kDouble: return "torch.float64";
+  case at::kHalf: return "torch.float16";
+  case at::kBFloat16: return "torch.bfloat16";
+  default: return c10::toString(type);
+  }
+}
+
+at::ScalarType scalarTypeOf(TensorElement element) {
+  return element == TensorElement::BF16  ? at::kBFloat16
+         : element == TensorElement::F16 ? at::kHalf
+                                         : at::kFloat;
+}
 
 int viewTensor(PyObject *object, TensorView *view) {
   if (!THPVariableClass)
@@ -24,10 +51,10 @@ int viewTensor(PyObject *object, TensorView *view) {
     return 0;
   }
   const at::Tensor &t = THPVariable_Unpack(object);
-  view->is_float32 = t.scalar_type() == at::kFloat;
+  view->element = elementOf(t.scalar_type());
   view->on_cpu = t.device().is_cpu();
   view->needs_grad = t.requires_grad() && at::GradMode::is_enabled();
-  view->dtype = c10::toString(t.scalar_type());
+  view->dtype = dtypeName(t.scalar_type());
   view->device = view->on_cpu ? "cpu" : t.device().is_cuda() ? "cuda" : "non-CPU";
   view->strided = t.layout() == at::kStrided;
   if (!view->strided)
@@ -46,11 +73,11 @@ int viewTensor(PyObject *object, TensorView *view) {
   return 1;
 }
 
-PyObject *emptyTensor(const int64_t *sizes, int dims, void **data) {
+PyObject *emptyTensor(const int64_t *sizes, int dims, TensorElement element, void **data) {
   try {
     // The CPU allocator directly, not through the dispatcher: a call's
     // output costs less (at::empty would give the same tensor).
-    at::TensorBase t = at::detail::empty_cpu(at::IntArrayRef(sizes, dims), at::kFloat,
+    at::TensorBase t = at::detail::empty_cpu(at::IntArrayRef(sizes, dims), scalarTypeOf(element),
                                              /*pin_memory=*/false, c10::nullopt);
     *data = t.data_ptr();
     return THPVariable_Wrap(std::move(t));

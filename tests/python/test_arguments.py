@@ -169,7 +169,7 @@ def test_shape_errors_carry_the_cpp_message(layernorm):
 def test_bad_torch_arguments(torch, layernorm):
     _, k = layernorm
     x, g, b = (torch.from_numpy(a) for a in ln_inputs())
-    expect(TypeError, r"input 'x' must be float32, got a torch tensor of Double",
+    expect(TypeError, r"input 'x' must be float32, got a torch tensor of torch.float64",
            k, x.double(), g, b)
     expect(ValueError, r"input 'x' must have unit column stride", k, x.t(), g, b)
     leaf = x.clone().requires_grad_(True)

@@ -4,18 +4,21 @@
 // (with f32 buffers, and with bf16 or f16 ones), the two docs/text-format.md
 // examples and hand-written programs covering
 // every node kind, string names and special constants. npy_reader: float32
-// files of several shapes (0-D, empty, 1-D, 2-D, 3-D) and the header
-// variants the reader must refuse or accept (other dtypes, Fortran order,
-// versions 2.0 and 3.0, truncated data). Each file is written whole
-// (temporary file, then rename).
+// files of several shapes (0-D, empty, 1-D, 2-D, 3-D), float16 and bfloat16
+// files (as numpy and ml_dtypes write them, and bf16 bits as uint16/int16)
+// and the header variants the reader must refuse or accept (other dtypes,
+// Fortran order, versions 2.0 and 3.0, truncated data). Each file is written
+// whole (temporary file, then rename).
 #include "npy.h"
 
 #include <lanejit/library.h>
 #include <lanejit/text.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -176,6 +179,18 @@ std::string rawNpy(int major, const std::string &dict, const std::string &data) 
   return out + header + data;
 }
 
+// 16-bit patterns that are special in f16 or bf16: signed zeros, the
+// smallest and largest subnormal, one, the largest finite, infinities, NaNs.
+const uint16_t kHalfPatterns[] = {0x0000, 0x8000, 0x0001, 0x03ff, 0x3c00, 0xbc00, 0x7bff, 0x7c00,
+                                  0xfc00, 0x7e00, 0xfe00, 0x3f80, 0x7f80, 0xffc0, 0x7fc1};
+
+std::string halves(int n) {
+  std::string data;
+  for (int i = 0; i < n; ++i)
+    data.append(reinterpret_cast<const char *>(&kHalfPatterns[i % 15]), sizeof(uint16_t));
+  return data;
+}
+
 std::string floats(int n) {
   std::string data;
   for (int i = 0; i < n; ++i) {
@@ -223,6 +238,18 @@ int main(int argc, char **argv) {
       a.data[i] = 0.5f * static_cast<float>(i) - 1.0f;
     writeWhole(root / "npy_reader" / (name), npy::serialize(a));
   }
+  // 16-bit files as serialize() writes them: '<f2' is numpy's float16 and
+  // '<V2' what np.save writes for ml_dtypes.bfloat16.
+  const std::pair<std::string, npy::Dtype> halves_seeds[] = {
+      {"f2_2d", npy::Dtype::F16}, {"bf16_2d", npy::Dtype::BF16},
+      {"u2_2d", npy::Dtype::U16}, {"i2_2d", npy::Dtype::I16}};
+  for (const auto &[name, dtype] : halves_seeds) {
+    npy::Array a;
+    a.shape = {3, 5};
+    a.dtype = dtype;
+    a.bits.assign(std::begin(kHalfPatterns), std::end(kHalfPatterns));
+    writeWhole(root / "npy_reader" / name, npy::serialize(a));
+  }
   const std::string f4 = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
   const std::vector<std::pair<std::string, std::string>> raw = {
       {"f4_v2", rawNpy(2, f4, floats(6))},
@@ -238,10 +265,21 @@ int main(int argc, char **argv) {
       {"i4", rawNpy(1, "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }", floats(3))},
       {"f4_python2_long",
        rawNpy(1, "{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": (2L, 1L)}", floats(2))},
+      {"f2_0d", rawNpy(1, "{'descr': '<f2', 'fortran_order': False, 'shape': (), }", halves(1))},
+      {"f2_big_endian",
+       rawNpy(1, "{'descr': '>f2', 'fortran_order': False, 'shape': (4,), }", halves(4))},
+      {"f2_truncated",
+       rawNpy(1, "{'descr': '<f2', 'fortran_order': False, 'shape': (2, 3), }", halves(5))},
+      {"bf16_void",
+       rawNpy(1, "{'descr': '|V2', 'fortran_order': False, 'shape': (7,), }", halves(7))},
+      {"bf16_v2", rawNpy(2, "{'descr': '<V2', 'fortran_order': False, 'shape': (2, 3), }",
+                         halves(6))},
+      {"bf16_big_endian",
+       rawNpy(1, "{'descr': '>V2', 'fortran_order': False, 'shape': (2,), }", halves(2))},
   };
   for (const auto &[name, bytes] : raw)
     writeWhole(root / "npy_reader" / name, bytes);
   std::printf("wrote %zu text seeds (twice) and %zu .npy seeds under %s\n", texts.size(),
-              shapes.size() + raw.size(), root.c_str());
+              shapes.size() + std::size(halves_seeds) + raw.size(), root.c_str());
   return 0;
 }

@@ -1,7 +1,9 @@
 // Fuzz target: the .npy reader (src/npy/npy.h). Any bytes: npy::parse()
 // either throws Error(Kind::Io) (and nothing else) or returns an array whose
-// data matches its shape; serialising that array and reading it back gives
-// the same shape and the same bits, and serialising is deterministic.
+// data matches its shape and dtype; serialising that array and reading it
+// back gives the same shape, dtype and bits, and serialising is
+// deterministic. A float32-only parse agrees: it accepts exactly the arrays
+// that are float32, with the same bits.
 #include "fuzz_check.h"
 
 #include "npy.h"
@@ -15,33 +17,57 @@
 
 using namespace lanejit;
 
+namespace {
+
+bool sameBits(const npy::Array &a, const npy::Array &b) {
+  return a.data.size() == b.data.size() && a.bits.size() == b.bits.size() &&
+         (a.data.empty() ||
+          std::memcmp(a.data.data(), b.data.data(), a.data.size() * sizeof(float)) == 0) &&
+         (a.bits.empty() ||
+          std::memcmp(a.bits.data(), b.bits.data(), a.bits.size() * sizeof(uint16_t)) == 0);
+}
+
+} // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string_view bytes(reinterpret_cast<const char *>(data), size);
   npy::Array array;
   try {
-    array = npy::parse(bytes, "<fuzz>");
+    array = npy::parse(bytes, "<fuzz>", npy::Accept::Any);
   } catch (const Error &e) {
     fuzz::require(e.kind() == Error::Kind::Io,
                   std::string("npy::parse threw an Error of a kind other than Io: ") + e.what());
     return 0;
   }
-  fuzz::require(static_cast<int64_t>(array.data.size()) == array.size(),
-                "data has " + std::to_string(array.data.size()) + " elements, shape says " +
+  bool f32 = array.dtype == npy::Dtype::F32;
+  size_t held = f32 ? array.data.size() : array.bits.size();
+  fuzz::require(static_cast<int64_t>(held) == array.size() &&
+                    (f32 ? array.bits.empty() : array.data.empty()),
+                "data has " + std::to_string(held) + " elements, shape says " +
                     std::to_string(array.size()));
   for (int64_t extent : array.shape)
     fuzz::require(extent >= 0, "negative extent in a parsed shape");
+
+  try {
+    npy::Array only_f32 = npy::parse(bytes, "<fuzz>");
+    fuzz::require(f32 && only_f32.shape == array.shape && sameBits(only_f32, array),
+                  "the float32-only parse returned another array");
+  } catch (const Error &e) {
+    fuzz::require(e.kind() == Error::Kind::Io,
+                  std::string("npy::parse threw an Error of a kind other than Io: ") + e.what());
+    fuzz::require(!f32, std::string("the float32-only parse refused a float32 array: ") + e.what());
+  }
+
   std::string written = npy::serialize(array);
   npy::Array back;
   try {
-    back = npy::parse(written, "<serialized>");
+    back = npy::parse(written, "<serialized>", npy::Accept::Any);
   } catch (const Error &e) {
     fuzz::finding(std::string("serialize() wrote bytes parse() rejects: ") + e.what());
   }
   fuzz::require(back.shape == array.shape, "the shape changed on a write/read round trip");
-  fuzz::require(back.data.size() == array.data.size() &&
-                    (array.data.empty() || std::memcmp(back.data.data(), array.data.data(),
-                                                       array.data.size() * sizeof(float)) == 0),
-                "the data bits changed on a write/read round trip");
+  fuzz::require(back.dtype == array.dtype, "the dtype changed on a write/read round trip");
+  fuzz::require(sameBits(back, array), "the data bits changed on a write/read round trip");
   fuzz::require(npy::serialize(back) == written, "serialize() is not deterministic");
   return 0;
 }

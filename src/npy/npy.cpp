@@ -1,6 +1,7 @@
 // .npy reading and writing. The header is a Python dict literal; we parse the
-// small subset NumPy writes rather than evaluating anything. Files are
-// written whole or not at all (io/staged_files.h).
+// small subset NumPy writes rather than evaluating anything. Data is copied
+// as stored, never converted. Files are written whole or not at all
+// (io/staged_files.h).
 #include "npy.h"
 
 #include "io/staged_files.h"
@@ -202,7 +203,75 @@ std::string shapeText(const std::vector<int64_t> &shape) {
   return fmt::format("({})", fmt::join(shape, ", "));
 }
 
+constexpr Dtype kDtypes[] = {Dtype::F32, Dtype::F16, Dtype::BF16, Dtype::U16, Dtype::I16};
+
+std::string_view typeName(Dtype dtype) {
+  switch (dtype) {
+  case Dtype::F32: return "float32";
+  case Dtype::F16: return "float16";
+  case Dtype::BF16: return "bfloat16";
+  case Dtype::U16: return "uint16";
+  case Dtype::I16: return "int16";
+  }
+  return "?";
+}
+
+size_t widthOf(Dtype dtype) { return dtype == Dtype::F32 ? sizeof(float) : sizeof(uint16_t); }
+
+// The Dtype a header's descr names. NumPy spells 2-byte void '|V2' and
+// ml_dtypes' bfloat16 '<V2': a bf16 file loaded with np.load and saved again
+// comes back as '|V2', so both are bf16.
+std::optional<Dtype> dtypeOf(std::string_view text) {
+  if (text == "|V2")
+    return Dtype::BF16;
+  for (Dtype dtype : kDtypes)
+    if (text == descr(dtype))
+      return dtype;
+  return std::nullopt;
+}
+
+// Refuses a descr the caller does not accept, with what it could have been.
+Dtype acceptedDtype(const std::string &text, Accept accept, std::string_view source) {
+  std::optional<Dtype> dtype = dtypeOf(text);
+  if (dtype && (accept == Accept::Any || *dtype == Dtype::F32))
+    return *dtype;
+  if (text.size() == 3 && text[0] == '>') {
+    std::optional<Dtype> little = dtypeOf("<" + text.substr(1));
+    if (little && (accept == Accept::Any || *little == Dtype::F32))
+      fail(source, fmt::format("big-endian {} ('{}') is not supported; save as little-endian '{}'",
+                               typeName(*little), text, descr(*little)));
+  }
+  if (accept == Accept::Float32)
+    fail(source, fmt::format("dtype {} is not supported; only float32 ('<f4')", quoted(text)));
+  fail(source, fmt::format("dtype {} is not supported; only float32 '<f4', float16 '<f2', "
+                           "bfloat16 '<V2', uint16 '<u2' and int16 '<i2'",
+                           quoted(text)));
+}
+
 } // namespace
+
+std::string_view descr(Dtype dtype) {
+  switch (dtype) {
+  case Dtype::F32: return "<f4";
+  case Dtype::F16: return "<f2";
+  case Dtype::BF16: return "<V2";
+  case Dtype::U16: return "<u2";
+  case Dtype::I16: return "<i2";
+  }
+  return "?";
+}
+
+std::string describe(Dtype dtype) {
+  return fmt::format("{} ('{}')", typeName(dtype), descr(dtype));
+}
+
+const void *Array::raw() const {
+  return dtype == Dtype::F32 ? static_cast<const void *>(data.data()) : bits.data();
+}
+
+void *Array::raw() {
+  return dtype == Dtype::F32 ? static_cast<void *>(data.data()) : bits.data();
+}
 
 int64_t Array::size() const {
   int64_t count = 1;
@@ -211,7 +280,7 @@ int64_t Array::size() const {
   return count;
 }
 
-Array parse(std::string_view bytes, std::string_view source) {
+Array parse(std::string_view bytes, std::string_view source, Accept accept) {
   if (bytes.size() < 10 || bytes.substr(0, kMagic.size()) != kMagic)
     fail(source, "not a .npy file (bad magic)");
   int major = static_cast<unsigned char>(bytes[6]);
@@ -243,18 +312,16 @@ Array parse(std::string_view bytes, std::string_view source) {
   });
   if (!descr || !fortran || !shape)
     fail(source, "malformed header: needs 'descr', 'fortran_order' and 'shape'");
-  if (*descr == ">f4")
-    fail(source, "big-endian float32 ('>f4') is not supported; save as little-endian '<f4'");
-  if (*descr != "<f4")
-    fail(source, fmt::format("dtype {} is not supported; only float32 ('<f4')", quoted(*descr)));
+  Dtype dtype = acceptedDtype(*descr, accept, source);
   // One dimension or fewer reads the same in either order.
   if (*fortran && shape->size() > 1)
     fail(source, "Fortran-order arrays are not supported; save in C order");
 
   Array array;
   array.shape = *shape;
+  array.dtype = dtype;
   int64_t count = elementCount(array.shape, source);
-  size_t expected = static_cast<size_t>(count) * sizeof(float);
+  size_t expected = static_cast<size_t>(count) * widthOf(dtype);
   size_t present = bytes.size() - data_offset;
   if (present < expected)
     fail(source, fmt::format("truncated data: shape {} needs {} bytes, file has {}",
@@ -262,13 +329,16 @@ Array parse(std::string_view bytes, std::string_view source) {
   if (present > expected)
     fail(source, fmt::format("{} unexpected bytes after the data of shape {}", present - expected,
                              shapeText(array.shape)));
-  array.data.resize(static_cast<size_t>(count));
+  if (dtype == Dtype::F32)
+    array.data.resize(static_cast<size_t>(count));
+  else
+    array.bits.resize(static_cast<size_t>(count));
   if (count > 0)
-    std::memcpy(array.data.data(), bytes.data() + data_offset, expected);
+    std::memcpy(array.raw(), bytes.data() + data_offset, expected);
   return array;
 }
 
-Array read(const std::string &path) {
+Array read(const std::string &path, Accept accept) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer before the check
   // below rejects it; it changes nothing for a regular file.
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -295,16 +365,22 @@ Array read(const std::string &path) {
       break;
     bytes.append(buffer, static_cast<size_t>(n));
   }
-  return parse(bytes, path);
+  return parse(bytes, path, accept);
 }
 
 std::string serialize(const Array &array) {
-  if (static_cast<int64_t>(array.data.size()) != array.size())
+  bool f32 = array.dtype == Dtype::F32;
+  size_t held = f32 ? array.data.size() : array.bits.size();
+  size_t other = f32 ? array.bits.size() : array.data.size();
+  if (static_cast<int64_t>(held) != array.size() || other != 0)
     throw Error(Error::Kind::Io,
-                fmt::format("npy::serialize: shape {} needs {} values, array has {}",
-                            shapeText(array.shape), array.size(), array.data.size()));
-  std::string header = fmt::format("{{'descr': '<f4', 'fortran_order': False, 'shape': {}, }}",
-                                   shapeText(array.shape));
+                fmt::format("npy::serialize: shape {} needs {} {} values, array has {} (and {} "
+                            "in its other vector)",
+                            shapeText(array.shape), array.size(), typeName(array.dtype), held,
+                            other));
+  std::string header =
+      fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}", descr(array.dtype),
+                  shapeText(array.shape));
   // NumPy pads the header with spaces and a newline so the data starts on a
   // 64-byte boundary.
   bool wide = header.size() + 1 + 10 > 0xffff;
@@ -319,7 +395,7 @@ std::string serialize(const Array &array) {
   for (size_t i = 0; i < (wide ? 4u : 2u); ++i)
     out.push_back(static_cast<char>((header.size() >> (8 * i)) & 0xff));
   out += header;
-  out.append(reinterpret_cast<const char *>(array.data.data()), array.data.size() * sizeof(float));
+  out.append(static_cast<const char *>(array.raw()), held * widthOf(array.dtype));
   return out;
 }
 

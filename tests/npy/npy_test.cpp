@@ -1,5 +1,6 @@
-// .npy reading and writing: round trips, and one test per class of bad file
-// with the message it must produce.
+// .npy reading and writing: round trips (every 16-bit pattern bit for bit),
+// every dtype accepted or refused, and one test per class of bad file with
+// the message it must produce.
 #include "npy.h"
 
 #include <lanejit/error.h>
@@ -8,10 +9,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <unistd.h>
 
@@ -39,9 +43,9 @@ std::string dict(const std::string &descr, const std::string &fortran, const std
 }
 
 // The message parse() throws for `bytes`, or "" when it accepts them.
-std::string errorFor(const std::string &bytes) {
+std::string errorFor(const std::string &bytes, Accept accept = Accept::Float32) {
   try {
-    parse(bytes, "bad.npy");
+    parse(bytes, "bad.npy", accept);
   } catch (const Error &e) {
     EXPECT_EQ(e.kind(), Error::Kind::Io);
     return e.what();
@@ -56,8 +60,9 @@ void expectPrintableLine(const std::string &message) {
   })) << message;
 }
 
-void expectRejected(const std::string &bytes, const std::string &phrase) {
-  std::string message = errorFor(bytes);
+void expectRejected(const std::string &bytes, const std::string &phrase,
+                    Accept accept = Accept::Float32) {
+  std::string message = errorFor(bytes, accept);
   EXPECT_EQ(message.rfind("bad.npy: ", 0), 0u) << message;
   EXPECT_NE(message.find(phrase), std::string::npos) << message;
   EXPECT_EQ(message.find('\n'), std::string::npos) << message;
@@ -139,6 +144,134 @@ TEST(Npy, RejectsOtherDtypes) {
   expectRejected(npyBytes(dict(">f4", "False", "(2,)"), 8), "big-endian");
   expectRejected(npyBytes("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }", 8),
                  "structured dtypes are not supported");
+}
+
+// Every 2^16 pattern, as an array of `dtype`.
+Array allPatterns(Dtype dtype) {
+  Array a;
+  a.shape = {256, 256};
+  a.dtype = dtype;
+  for (uint32_t v = 0; v < 65536; ++v)
+    a.bits.push_back(static_cast<uint16_t>(v));
+  return a;
+}
+
+TEST(Npy, RoundTripsEvery16BitPatternBitForBit) {
+  for (Dtype dtype : {Dtype::F16, Dtype::BF16, Dtype::U16, Dtype::I16}) {
+    SCOPED_TRACE(describe(dtype));
+    Array a = allPatterns(dtype);
+    std::string bytes = serialize(a);
+    EXPECT_EQ((bytes.size() - 65536 * 2) % 64, 0u);
+    EXPECT_EQ(bytes.substr(bytes.size() - 65536 * 2),
+              std::string(reinterpret_cast<const char *>(a.bits.data()), 65536 * 2));
+    Array b = parse(bytes, "all.npy", Accept::Any);
+    EXPECT_EQ(b.dtype, dtype);
+    EXPECT_EQ(b.shape, a.shape);
+    EXPECT_TRUE(b.data.empty());
+    EXPECT_EQ(b.bits, a.bits); // NaN payloads and signalling NaNs included
+    EXPECT_EQ(serialize(b), bytes);
+  }
+}
+
+TEST(Npy, SixteenBitFilesAreByteForByteWhatNumpyWrites) {
+  // np.save of a (2, 3) array: numpy.float16 writes '<f2'; an
+  // ml_dtypes.bfloat16 array '<V2' (its dtype.str), numpy's header padded to
+  // 128 bytes.
+  for (auto [dtype, descr] : {std::pair{Dtype::F16, "<f2"}, std::pair{Dtype::BF16, "<V2"},
+                              std::pair{Dtype::U16, "<u2"}, std::pair{Dtype::I16, "<i2"}}) {
+    std::string dict = std::string("{'descr': '") + descr +
+                       "', 'fortran_order': False, 'shape': (2, 3), }";
+    std::string numpy = std::string("\x93NUMPY\x01\x00\x76\x00", 10) + dict +
+                        std::string(128 - 10 - dict.size() - 1, ' ') + "\n" +
+                        std::string("\x00\x00\x80\x3f\x01\x00\xc0\xff\x00\x80\x80\x7f", 12);
+    Array a{{2, 3}, {}, dtype, {0x0000, 0x3f80, 0x0001, 0xffc0, 0x8000, 0x7f80}};
+    EXPECT_EQ(serialize(a), numpy) << descr;
+    EXPECT_EQ(npy::descr(dtype), descr);
+  }
+}
+
+TEST(Npy, RoundTripsA16BitFile) {
+  std::string path = (std::filesystem::temp_directory_path() /
+                      ("lanejit_npy_test_bf16_" + std::to_string(::getpid()) + ".npy"))
+                         .string();
+  Array a{{2}, {}, Dtype::BF16, {0x3f80, 0x7fc1}};
+  write(path, a);
+  Array b = read(path, Accept::Any);
+  std::string message = readError(path); // the default: float32 only
+  std::remove(path.c_str());
+  EXPECT_EQ(b.dtype, Dtype::BF16);
+  EXPECT_EQ(b.bits, a.bits);
+  EXPECT_NE(message.find("dtype '<V2' is not supported; only float32 ('<f4')"), std::string::npos)
+      << message;
+}
+
+TEST(Npy, AcceptsEachSupportedDtypeWhenAskedTo) {
+  const std::pair<std::string, Dtype> accepted[] = {
+      {"<f4", Dtype::F32}, {"<f2", Dtype::F16},  {"<V2", Dtype::BF16},
+      {"|V2", Dtype::BF16}, {"<u2", Dtype::U16}, {"<i2", Dtype::I16}};
+  for (const auto &[descr, dtype] : accepted) {
+    SCOPED_TRACE(descr);
+    size_t width = dtype == Dtype::F32 ? 4 : 2;
+    std::string bytes = npyBytes(dict(descr, "False", "(2, 3)"), 6 * width);
+    bytes.replace(bytes.size() - 2, 1, "\x7f"); // a nonzero byte in the last element
+    Array a = parse(bytes, "ok.npy", Accept::Any);
+    EXPECT_EQ(a.dtype, dtype);
+    EXPECT_EQ(a.shape, (std::vector<int64_t>{2, 3}));
+    EXPECT_EQ(a.data.size(), dtype == Dtype::F32 ? 6u : 0u);
+    EXPECT_EQ(a.bits.size(), dtype == Dtype::F32 ? 0u : 6u);
+    EXPECT_EQ(std::memcmp(a.raw(), bytes.data() + bytes.size() - 6 * width, 6 * width), 0);
+    // Written back in the same form, except numpy's own void spelling: '<V2'.
+    EXPECT_NE(serialize(a).find("'descr': '" + std::string(npy::descr(dtype)) + "'"),
+              std::string::npos);
+    EXPECT_EQ(npy::descr(dtype), descr == "|V2" ? "<V2" : descr);
+    // Truncated data is measured in the dtype's element size.
+    expectRejected(npyBytes(dict(descr, "False", "(2, 3)"), 6 * width - 1),
+                   "needs " + std::to_string(6 * width) + " bytes", Accept::Any);
+  }
+}
+
+TEST(Npy, TheDefaultAcceptsFloat32Only) {
+  for (const char *descr : {"<f2", "<V2", "|V2", "<u2", "<i2"})
+    expectRejected(npyBytes(dict(descr, "False", "(2,)"), 4),
+                   "dtype '" + std::string(descr) + "' is not supported; only float32 ('<f4')");
+  // So a caller that indexes `data` never meets a 16-bit array.
+  expectRejected(npyBytes(dict(">f2", "False", "(2,)"), 4), "only float32 ('<f4')");
+}
+
+TEST(Npy, RejectsOtherDtypesWhenAcceptingAny) {
+  for (const char *descr : {"<f8", "<i4", "|u1", "|i1", "<V4", "|V1", "<c8", "|b1", "<U2",
+                            "bfloat16", "<f4 ", "V2", "<e2"})
+    expectRejected(npyBytes(dict(descr, "False", "(2,)"), 4),
+                   "dtype '" + std::string(descr) +
+                       "' is not supported; only float32 '<f4', float16 '<f2', bfloat16 "
+                       "'<V2', uint16 '<u2' and int16 '<i2'",
+                   Accept::Any);
+  const std::pair<std::string, std::string> big_endian[] = {
+      {">f4", "big-endian float32 ('>f4') is not supported; save as little-endian '<f4'"},
+      {">f2", "big-endian float16 ('>f2') is not supported; save as little-endian '<f2'"},
+      {">V2", "big-endian bfloat16 ('>V2') is not supported; save as little-endian '<V2'"},
+      {">u2", "big-endian uint16 ('>u2') is not supported; save as little-endian '<u2'"},
+      {">i2", "big-endian int16 ('>i2') is not supported; save as little-endian '<i2'"}};
+  for (const auto &[descr, message] : big_endian)
+    expectRejected(npyBytes(dict(descr, "False", "(2,)"), 4), message, Accept::Any);
+  expectRejected(npyBytes(dict("<f2", "True", "(2, 3)"), 12), "Fortran-order", Accept::Any);
+}
+
+TEST(Npy, SerializeRefusesAnArrayWhoseElementsAreInTheWrongVector) {
+  auto refuses = [](const Array &a) {
+    try {
+      serialize(a);
+    } catch (const Error &e) {
+      EXPECT_EQ(e.kind(), Error::Kind::Io);
+      return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(refuses(Array{{2}, {1.0f, 2.0f}, Dtype::BF16, {}}));
+  EXPECT_TRUE(refuses(Array{{2}, {}, Dtype::F32, {1, 2}}));
+  EXPECT_TRUE(refuses(Array{{2}, {1.0f, 2.0f}, Dtype::F32, {1, 2}}));
+  EXPECT_TRUE(refuses(Array{{2}, {}, Dtype::F16, {1}}));
+  EXPECT_FALSE(refuses(Array{{2}, {}, Dtype::F16, {1, 2}}));
 }
 
 TEST(Npy, RejectsFortranOrder) {

@@ -1,11 +1,13 @@
 // The built `lanejit` binary, run as a user would: programs and .npy files
 // written to a temporary folder, outputs read back and checked against the
-// oracle, bad invocations answered by exit 1 and one line on stderr.
+// oracle (bf16 and f16 outputs bit for bit against lanejit/element_types.h),
+// bad invocations answered by exit 1 and one line on stderr.
 #include "npy.h"
 #include "support/command_line.h"
 
 #include <lanejit/check.h>
 #include <lanejit/dsl.h>
+#include <lanejit/element_types.h>
 #include <lanejit/library.h>
 #include <lanejit/reference.h>
 #include <lanejit/text.h>
@@ -13,7 +15,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -34,6 +38,13 @@ namespace {
 namespace fs = std::filesystem;
 
 using Result = test::CommandResult;
+
+// The .npy form of a buffer type: bf16 as ml_dtypes saves it, f16 as float16.
+npy::Dtype fileDtype(DType type) {
+  return type == DType::BF16 ? npy::Dtype::BF16
+         : type == DType::F16 ? npy::Dtype::F16
+                              : npy::Dtype::F32;
+}
 
 class Cli : public ::testing::Test {
 protected:
@@ -56,9 +67,14 @@ protected:
         a.shape = {b.rows(), b.cols()};
       else if (param.kind == ParamKind::ColVector)
         a.shape = {b.cols()};
+      a.dtype = fileDtype(b.type());
+      const auto *bits = static_cast<const uint16_t *>(b.raw());
       for (int64_t r = 0; r < b.rows(); ++r)
         for (int64_t col = 0; col < b.cols(); ++col)
-          a.data.push_back(b.at(r, col));
+          if (a.dtype == npy::Dtype::F32)
+            a.data.push_back(b.at(r, col));
+          else
+            a.bits.push_back(bits[r * b.rowStride() + col]);
       npy::write(path(param.name + ".npy"), a);
       flags += " --in " + param.name + "=" + path(param.name + ".npy");
     }
@@ -69,13 +85,15 @@ protected:
   void expectOutputMatches(const check::Case &c, size_t index, const std::string &file) const {
     std::vector<BufferRef> inputs = c.inputRefs();
     ReferenceOutput ref = evaluateReference(c.program, inputs, c.shape).at(index);
-    npy::Array got = npy::read(file);
+    npy::Array got = npy::read(file, npy::Accept::Any);
     ASSERT_EQ(got.shape, (std::vector<int64_t>{ref.rows, ref.cols}));
+    DType type = c.program.outputs.at(index).type;
+    ASSERT_EQ(got.dtype, fileDtype(type));
     for (int64_t r = 0; r < ref.rows; ++r)
       for (int64_t col = 0; col < ref.cols; ++col) {
-        double want = ref.at(r, col), y = got.data[r * ref.cols + col];
-        ASSERT_LE(std::abs(y - want), check::kTolerance * (1 + std::abs(want)))
-            << "at [" << r << "," << col << "]";
+        double want = ref.at(r, col), y = readElement(got.raw(), type, r * ref.cols + col);
+        ASSERT_TRUE(check::agrees(y, want, type))
+            << "at [" << r << "," << col << "]: got " << y << ", want " << want;
       }
   }
 
@@ -160,7 +178,8 @@ TEST_F(Cli, RunsALibraryProgramWithFlags) {
   check::Case c = check::makeCase(library::rope(), {3, 38});
   // Flags may come before PROGRAM: each --in takes exactly one value.
   Result result =
-      run("run --lanes 4 --disable SPECIALIZE_FULL_PACKETS" + saveInputs(c) + " lib:rope --out y=" + path("y.npy"));
+      run("run --lanes 4 --disable SPECIALIZE_FULL_PACKETS" + saveInputs(c) +
+          " lib:rope --out y=" + path("y.npy"));
   ASSERT_EQ(result.exit_code, 0) << result.err;
   expectOutputMatches(c, 0, path("y.npy"));
 }
@@ -176,6 +195,170 @@ TEST_F(Cli, RunTakesAThreadCount) {
                     path("y.npy")),
                 "thread count must be in [1, 256]");
   expectError(run("bench --threads 0 --case swiglu:17x65"), "thread count must be at least 1");
+}
+
+// y = x * g in bf16 and the same product as f32 in z: one f32 multiply,
+// rounded once, so each output's bits are known exactly.
+Program bf16Product() {
+  ProgramBuilder b("bf16_product");
+  Expr x = b.rows("x", DType::BF16), g = b.columns("g", Dim::C(), DType::BF16);
+  b.output("y", x * g, DType::BF16);
+  b.output("z", x * g);
+  return b.build();
+}
+
+// y = x * g in f16; w = x rounded to bf16.
+Program f16Product() {
+  ProgramBuilder b("f16_product");
+  Expr x = b.rows("x", DType::F16), g = b.columns("g", Dim::C(), DType::F16);
+  b.output("y", x * g, DType::F16);
+  b.output("w", x, DType::BF16);
+  return b.build();
+}
+
+// An array of 64 x 1024: every 16-bit pattern once.
+npy::Array everyPattern(npy::Dtype dtype) {
+  npy::Array a{{64, 1024}, {}, dtype, {}};
+  for (uint32_t v = 0; v < 65536; ++v)
+    a.bits.push_back(static_cast<uint16_t>(v));
+  return a;
+}
+
+// 1024 column factors of `type`: ±1, tiny, huge and ordinary values, so the
+// products round, overflow, go subnormal and meet NaN and infinities.
+npy::Array columnFactors(DType type) {
+  const float values[] = {1.0f, -1.0f, 0.75f, 3.0f, 1e-3f, 1e-30f, 300.0f, 1e30f, -0.1f};
+  npy::Array a{{1024}, {}, fileDtype(type), {}};
+  for (int i = 0; i < 1024; ++i) {
+    float v = values[i % 9] * (1.0f + static_cast<float>(i) / 4096.0f);
+    a.bits.push_back(type == DType::BF16 ? roundToBF16(v) : roundToF16(v));
+  }
+  return a;
+}
+
+// The canonical NaN f32 outputs hold (docs/switches.md, "NaN results").
+uint32_t f32Bits(float value) {
+  return std::isnan(value) ? 0xffc00000u : std::bit_cast<uint32_t>(value);
+}
+
+TEST_F(Cli, RunsABf16ProgramOnNpyFilesBitForBit) {
+  std::ofstream(path("bf16.lj")) << print(bf16Product());
+  npy::Array x = everyPattern(npy::Dtype::BF16), g = columnFactors(DType::BF16);
+  npy::write(path("x.npy"), x);
+  npy::write(path("g.npy"), g);
+  // g also as torch writes bf16 bits: t.view(torch.uint16 or int16).numpy().
+  npy::Array g_u2 = g, g_i2 = g;
+  g_u2.dtype = npy::Dtype::U16;
+  g_i2.dtype = npy::Dtype::I16;
+  npy::write(path("g_u2.npy"), g_u2);
+  npy::write(path("g_i2.npy"), g_i2);
+  for (const char *g_file : {"g.npy", "g_u2.npy", "g_i2.npy"}) {
+    SCOPED_TRACE(g_file);
+    Result result = run("run '" + path("bf16.lj") + "' --in x=" + path("x.npy") + " --in g=" +
+                        path(g_file) + " --out y=" + path("y.npy") + " --out z=" + path("z.npy"));
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    npy::Array y = npy::read(path("y.npy"), npy::Accept::Any);
+    npy::Array z = npy::read(path("z.npy"));
+    ASSERT_EQ(y.dtype, npy::Dtype::BF16);
+    ASSERT_EQ(y.shape, x.shape);
+    ASSERT_EQ(z.shape, x.shape);
+    int64_t mismatches = 0;
+    for (size_t i = 0; i < x.bits.size(); ++i) {
+      float product = widenBF16(x.bits[i]) * widenBF16(g.bits[i % 1024]);
+      bool y_ok = y.bits[i] == roundToBF16(product);
+      if (!y_ok || std::bit_cast<uint32_t>(z.data[i]) != f32Bits(product))
+        EXPECT_LT(++mismatches, 5) << "element " << i << ": x " << x.bits[i] << ", y "
+                                   << y.bits[i] << ", want " << roundToBF16(product);
+    }
+    EXPECT_EQ(mismatches, 0);
+  }
+}
+
+TEST_F(Cli, RunsAnF16ProgramOnNpyFilesBitForBit) {
+  std::ofstream(path("f16.lj")) << print(f16Product());
+  npy::Array x = everyPattern(npy::Dtype::F16), g = columnFactors(DType::F16);
+  npy::write(path("x.npy"), x);
+  npy::write(path("g.npy"), g);
+  Result result = run("run '" + path("f16.lj") + "' --in x=" + path("x.npy") + " --in g=" +
+                      path("g.npy") + " --out y=" + path("y.npy") + " --out w=" + path("w.npy"));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  npy::Array y = npy::read(path("y.npy"), npy::Accept::Any);
+  npy::Array w = npy::read(path("w.npy"), npy::Accept::Any);
+  ASSERT_EQ(y.dtype, npy::Dtype::F16);
+  ASSERT_EQ(w.dtype, npy::Dtype::BF16);
+  ASSERT_EQ(y.shape, x.shape);
+  ASSERT_EQ(w.shape, x.shape);
+  int64_t mismatches = 0;
+  for (size_t i = 0; i < x.bits.size(); ++i) {
+    float value = widenF16(x.bits[i]);
+    uint16_t want_y = roundToF16(value * widenF16(g.bits[i % 1024]));
+    if (y.bits[i] != want_y || w.bits[i] != roundToBF16(value))
+      EXPECT_LT(++mismatches, 5) << "element " << i << ": x " << x.bits[i] << ", y " << y.bits[i]
+                                 << " (want " << want_y << "), w " << w.bits[i] << " (want "
+                                 << roundToBF16(value) << ")";
+  }
+  EXPECT_EQ(mismatches, 0);
+}
+
+TEST_F(Cli, RunsALibraryProgramInBf16AgainstTheOracle) {
+  Program program = withStorage(library::layerNorm(), DType::BF16);
+  check::Case c = check::makeCase(program, {5, 70}, check::Fill::Random, 7);
+  Result result = run("run" + saveProgram(program, c) + " --out y=" + path("y.npy"));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  expectOutputMatches(c, 0, path("y.npy"));
+}
+
+TEST_F(Cli, AFileOfAnotherElementTypeIsAnErrorNamingBoth) {
+  std::string bf16 = " '" + path("bf16.lj") + "'", f16 = " '" + path("f16.lj") + "'";
+  std::ofstream(path("bf16.lj")) << print(bf16Product());
+  std::ofstream(path("f16.lj")) << print(f16Product());
+  npy::Array x16 = everyPattern(npy::Dtype::F16);
+  npy::write(path("x_f2.npy"), x16);
+  x16.dtype = npy::Dtype::BF16;
+  npy::write(path("x_bf16.npy"), x16);
+  x16.dtype = npy::Dtype::U16;
+  npy::write(path("x_u2.npy"), x16);
+  npy::write(path("x_f4.npy"), npy::Array{{64, 1024}, std::vector<float>(65536, 1.0f)});
+  npy::write(path("g_bf16.npy"), columnFactors(DType::BF16));
+  npy::write(path("g_f2.npy"), columnFactors(DType::F16));
+  std::ofstream(path("y.npy")) << kPrevious;
+  std::string out = " --out y=" + path("y.npy") + " --out z=" + path("z.npy");
+  const std::string bf16_takes = "bf16 inputs take bfloat16 ('<V2'), or its bits as uint16 "
+                                 "('<u2') or int16 ('<i2')";
+  expectError(run("run" + bf16 + " --in x=" + path("x_f4.npy") + " --in g=" + path("g_bf16.npy") +
+                  out),
+              "input 'x' is bf16 but " + path("x_f4.npy") +
+                  " holds float32 ('<f4'), which is not converted; " + bf16_takes);
+  expectError(run("run" + bf16 + " --in x=" + path("x_f2.npy") + " --in g=" + path("g_bf16.npy") +
+                  out),
+              "input 'x' is bf16 but " + path("x_f2.npy") + " holds float16 ('<f2')");
+  out = " --out y=" + path("y.npy") + " --out w=" + path("w.npy");
+  for (const char *file : {"x_bf16.npy", "x_u2.npy"})
+    expectError(run("run" + f16 + " --in x=" + path(file) + " --in g=" + path("g_f2.npy") + out),
+                "input 'x' is f16 but " + path(file) + " holds " +
+                    (file == std::string("x_u2.npy") ? "uint16 ('<u2')" : "bfloat16 ('<V2')") +
+                    ", which is not converted; f16 inputs take float16 ('<f2')");
+  expectError(run("run" + f16 + " --in x=" + path("x_f2.npy") + " --in g=" + path("g_bf16.npy") +
+                  out),
+              "input 'g' is f16 but " + path("g_bf16.npy") + " holds bfloat16 ('<V2')");
+  // An f32 input takes float32 only.
+  saveInputs(check::makeCase(library::swiglu(), {64, 1024}));
+  expectError(run("run lib:swiglu --in x=" + path("x_f2.npy") + " --in u=" + path("u.npy") +
+                  " --out y=" + path("y.npy")),
+              "input 'x' is f32 but " + path("x_f2.npy") +
+                  " holds float16 ('<f2'), which is not converted; f32 inputs take float32 "
+                  "('<f4')");
+  // A dtype no input takes is the reader's error.
+  std::string f8 = "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }";
+  f8.resize(117, ' ');
+  std::ofstream(path("f8.npy")) << std::string("\x93NUMPY\x01\x00\x76\x00", 10) << f8 << '\n'
+                                << std::string(16, '\0');
+  expectError(run("run lib:swiglu --in x=" + path("f8.npy") + " --in u=" + path("u.npy") +
+                  " --out y=" + path("y.npy")),
+              "f8.npy: dtype '<f8' is not supported; only float32 '<f4', float16 '<f2'");
+  expectUntouched(path("y.npy"));
+  EXPECT_FALSE(fs::exists(path("z.npy")));
+  EXPECT_FALSE(fs::exists(path("w.npy")));
 }
 
 TEST_F(Cli, DumpTextPrintsTheProgram) {

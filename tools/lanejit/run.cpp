@@ -1,13 +1,16 @@
 // `lanejit run`: .npy files in, .npy files out. Shapes come from the files;
-// every mismatch between the files and the program's declarations is an
-// error that names the buffer and the file. Output paths are checked before
-// anything runs, and the outputs are written whole or not at all.
+// every mismatch between the files and the program's declarations (rank,
+// shape, element type) is an error that names the buffer and the file: data
+// is never converted. Output paths are checked before anything runs, and the
+// outputs are written whole or not at all. Which file dtypes each declared
+// type takes: docs/element-types.md, "Files (lanejit run)".
 #include "commands.h"
 
 #include "npy.h"
 #include "io/output_paths.h"
 #include "io/staged_files.h"
 
+#include <lanejit/element_types.h>
 #include <lanejit/error.h>
 #include <lanejit/kernel.h>
 #include <lanejit/shape_binding.h>
@@ -57,8 +60,44 @@ std::string shapeText(const std::vector<int64_t> &shape) {
   return fmt::format("({})", fmt::join(shape, ", "));
 }
 
-// The BufferRef for one input, checking the array's rank against its kind.
+// The file dtype an output of `type` is written as: f16 as numpy's float16,
+// bf16 as np.save writes an ml_dtypes.bfloat16 array.
+npy::Dtype fileDtype(DType type) {
+  switch (type) {
+  case DType::F16: return npy::Dtype::F16;
+  case DType::BF16: return npy::Dtype::BF16;
+  default: return npy::Dtype::F32;
+  }
+}
+
+// Whether an input declared `type` takes a file of `dtype`. bf16 also takes
+// its bit patterns as uint16 or int16, the form torch users can save.
+bool accepts(DType type, npy::Dtype dtype) {
+  switch (type) {
+  case DType::F32: return dtype == npy::Dtype::F32;
+  case DType::F16: return dtype == npy::Dtype::F16;
+  case DType::BF16:
+    return dtype == npy::Dtype::BF16 || dtype == npy::Dtype::U16 || dtype == npy::Dtype::I16;
+  default: return false; // the verifier admits no other buffer type
+  }
+}
+
+std::string acceptedText(DType type) {
+  std::string text = npy::describe(fileDtype(type));
+  if (type == DType::BF16)
+    text += fmt::format(", or its bits as {} or {}", npy::describe(npy::Dtype::U16),
+                        npy::describe(npy::Dtype::I16));
+  return text;
+}
+
+// The BufferRef for one input, checking the array's element type against
+// the declared one and its rank against its kind.
 BufferRef bindInput(const Param &param, const npy::Array &array, const std::string &file) {
+  if (!accepts(param.type, array.dtype))
+    usageError(fmt::format("input '{}' is {} but {} holds {}, which is not converted; {} inputs "
+                           "take {}",
+                           param.name, name(param.type), file, npy::describe(array.dtype),
+                           name(param.type), acceptedText(param.type)));
   auto mismatch = [&](const char *needs) {
     usageError(fmt::format("input '{}' is a {} and needs {}; {} has shape {}", param.name,
                            name(param.kind), needs, file, shapeText(array.shape)));
@@ -67,15 +106,15 @@ BufferRef bindInput(const Param &param, const npy::Array &array, const std::stri
   case ParamKind::RowTensor:
     if (array.shape.size() != 2)
       mismatch("a 2-D array");
-    return BufferRef::matrix(array.data.data(), array.shape[0], array.shape[1]);
+    return BufferRef::matrix(array.raw(), array.shape[0], array.shape[1]);
   case ParamKind::ColVector:
     if (array.shape.size() != 1)
       mismatch("a 1-D array");
-    return BufferRef::vector(array.data.data(), array.shape[0]);
+    return BufferRef::vector(array.raw(), array.shape[0]);
   case ParamKind::Scalar:
     if (array.size() != 1)
       mismatch("one element");
-    return BufferRef::scalar(array.data.data());
+    return BufferRef::scalar(array.raw());
   }
   usageError("unknown parameter kind");
 }
@@ -117,7 +156,7 @@ void runCommand(const RunArgs &args) {
     auto it = in_files.find(param.name);
     if (it == in_files.end())
       usageError(fmt::format("missing --in {}=FILE.npy for input '{}'", param.name, param.name));
-    arrays.push_back(npy::read(it->second));
+    arrays.push_back(npy::read(it->second, npy::Accept::Any));
     inputs.push_back(bindInput(param, arrays.back(), it->second));
   }
   for (const Output &output : program.outputs)
@@ -134,10 +173,17 @@ void runCommand(const RunArgs &args) {
     int64_t cols = evaluateDim(output.cols, shape.cols, output.name);
     npy::Array array;
     array.shape = {shape.rows, cols};
-    array.data.assign(static_cast<size_t>(shape.rows * cols),
-                      std::numeric_limits<float>::quiet_NaN());
+    array.dtype = fileDtype(output.type);
+    // NaN before the run, so that an element the kernel failed to write shows.
+    auto count = static_cast<size_t>(shape.rows * cols);
+    if (output.type == DType::BF16)
+      array.bits.assign(count, kCanonicalNaNBF16);
+    else if (output.type == DType::F16)
+      array.bits.assign(count, kCanonicalNaNF16);
+    else
+      array.data.assign(count, std::numeric_limits<float>::quiet_NaN());
     results.push_back(std::move(array));
-    outputs.push_back(BufferRef::matrix(results.back().data.data(), shape.rows, cols));
+    outputs.push_back(BufferRef::matrix(results.back().raw(), shape.rows, cols));
   }
 
   Kernel kernel = compile(program, args.options);

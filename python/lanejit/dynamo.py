@@ -38,14 +38,17 @@ records = collections.deque(maxlen=256)
 
 @functools.lru_cache(maxsize=None)
 def _package_hash():
-    """The package's files (its Python and its compiled modules), by name,
-    size and modification time."""
+    """The package's files (its Python, the lanejit.torch subpackage's,
+    where the pass lives, and its compiled modules), by name, size and
+    modification time."""
     h = hashlib.sha256()
     here = os.path.dirname(os.path.abspath(__file__))
-    for name in sorted(os.listdir(here)):
-        if name.endswith((".py", ".so")):
-            st = os.stat(os.path.join(here, name))
-            h.update(f"{name} {st.st_size} {st.st_mtime_ns}\n".encode())
+    for sub in ("", "torch"):
+        folder = os.path.join(here, sub)
+        for name in sorted(os.listdir(folder)):
+            if name.endswith((".py", ".so")):
+                st = os.stat(os.path.join(folder, name))
+                h.update(f"{sub}/{name} {st.st_size} {st.st_mtime_ns}\n".encode())
     return h.hexdigest()
 
 

@@ -26,7 +26,7 @@ int threadsOf(const Kernel &kernel) {
 std::shared_ptr<Entry> makeEntry(py::tuple args, py::object last, py::object forward,
                                  py::object kernel, py::list sources, py::object pick) {
   const TorchTable *table = torchTable();
-  if (!table || args.size() > kMaxArgs)
+  if (!table || table->autocast() || args.size() > kMaxArgs)
     return nullptr;
   auto entry = std::make_shared<Entry>();
   Entry &e = *entry;

@@ -4,7 +4,8 @@
 // A call with no keywords looks its positional arguments up in a short list
 // of entries the Python side registered: each fixes the argument count and,
 // per argument, that it is a dense CPU tensor not needing grad with exactly
-// this element type (float32, bfloat16 or float16), sizes and strides. A hit
+// this element type (float32, bfloat16 or float16), sizes and strides; and
+// that CPU autocast is off (entries are registered only then). A hit
 // runs the entry's target without any Python code: either the kernel itself
 // (arguments and module parameters bound to its inputs by pointer, outputs
 // allocated as the plain kernel call allocates them, the native entry
@@ -133,7 +134,7 @@ PyObject *call(PyObject *object, PyObject *args, PyObject *kwargs) {
     e.restore();
     return nullptr;
   }
-  if (!table)
+  if (!table || table->autocast())
     return slowCall(object, args, kwargs);
   std::array<TensorView, kMaxArgs> views;
   bool viewed = false;

@@ -41,6 +41,9 @@ struct TorchTable {
   // A new dense CPU tensor of the given shape and element type (not Other;
   // new reference) and its data in *data, or null with a Python error set.
   PyObject *(*empty)(const int64_t *sizes, int dims, TensorElement element, void **data);
+  // 1 while CPU autocast is on (torch.autocast("cpu")): the ops of a traced
+  // forward then give other dtypes than when its entry was registered.
+  int (*autocast)();
 };
 
 constexpr const char *kTorchTableCapsule = "lanejit._lanejit_torch.table";

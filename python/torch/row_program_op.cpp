@@ -54,15 +54,19 @@ struct ShapeRule {
 
 enum class Kind { Rows, Columns, Scalar, Broadcast };
 
+// Each buffer's element type as the program declares it: float32 (also
+// for bools, as 0/1), bfloat16 or float16.
 struct InputRule {
   Kind kind = Kind::Rows;
   bool is_bool = false;
+  at::ScalarType storage = at::kFloat;
   ShapeRule broadcast; // Kind::Broadcast
 };
 
 struct OutputRule {
   ShapeRule shape;
   bool is_bool = false;
+  at::ScalarType storage = at::kFloat;
 };
 
 struct Entry {
@@ -108,7 +112,7 @@ const Entry &entryFor(c10::string_view program, c10::string_view signature) {
   return *e;
 }
 
-// A float32 CPU tensor the binder reads as rows: 2-D with unit column
+// A CPU tensor the binder reads as rows: 2-D with unit column
 // stride (any row stride), or N-D contiguous; else a contiguous copy.
 at::Tensor asRows(at::Tensor x) {
   if (x.dim() < 2)
@@ -188,6 +192,11 @@ std::optional<OuterLoop> outerLoop(const std::vector<int64_t> &target,
   return plan;
 }
 
+// Element `index` of a buffer of `size`-byte elements.
+void *elementAt(void *data, int64_t index, int64_t size) {
+  return static_cast<char *>(data) + index * size;
+}
+
 int runKernel(const Entry &e, const std::vector<BufferRef> &in, const std::vector<BufferRef> &out,
               char (&error)[512]) {
   return runner->run(e.kernel, in.data(), static_cast<int>(in.size()), out.data(),
@@ -206,8 +215,8 @@ std::vector<at::Tensor> rowProgram(c10::string_view program, c10::string_view si
   for (size_t i = 0; i < inputs.size(); ++i) {
     const InputRule &rule = e.inputs[i];
     at::Tensor x = inputs[i];
-    if (rule.is_bool || x.scalar_type() != at::kFloat)
-      x = x.to(at::kFloat);
+    if (x.scalar_type() != rule.storage) // bools; a float input is of its type already
+      x = x.to(rule.storage);
     switch (rule.kind) {
     case Kind::Scalar:
       if (x.dim() != 0)
@@ -239,7 +248,7 @@ std::vector<at::Tensor> rowProgram(c10::string_view program, c10::string_view si
   std::vector<at::Tensor> results;
   results.reserve(e.outputs.size());
   for (const OutputRule &o : e.outputs) {
-    at::Tensor y = at::empty(o.shape.of(inputs), at::TensorOptions().dtype(at::kFloat));
+    at::Tensor y = at::empty(o.shape.of(inputs), at::TensorOptions().dtype(o.storage));
     out.push_back(rowsRef(y.dim() < 2 ? y.view({1, -1}) : y));
     results.push_back(std::move(y));
   }
@@ -266,21 +275,24 @@ std::vector<at::Tensor> rowProgram(c10::string_view program, c10::string_view si
       std::vector<BufferRef> in_at = in, out_at = out;
       std::vector<int64_t> index(loop->outer.size(), 0);
       for (int64_t o = 0; o < loop->count && !failed; ++o) {
+        // Offsets in elements of each buffer's own type.
+        int64_t first = o * loop->inner_rows;
         for (size_t i : rows_at)
-          in_at[i] = BufferRef::matrix(static_cast<float *>(in[i].data) +
-                                           o * loop->inner_rows * in[i].cols,
-                                       loop->inner_rows, in[i].cols);
+          in_at[i] = BufferRef::matrix(
+              elementAt(in[i].data, first * in[i].cols, held[i].element_size()),
+              loop->inner_rows, in[i].cols);
         for (size_t k = 0; k < out.size(); ++k)
-          out_at[k] = BufferRef::matrix(static_cast<float *>(out[k].data) +
-                                            o * loop->inner_rows * out[k].cols,
-                                        loop->inner_rows, out[k].cols);
+          out_at[k] = BufferRef::matrix(
+              elementAt(out[k].data, first * out[k].cols, results[k].element_size()),
+              loop->inner_rows, out[k].cols);
         for (size_t b = 0; b < broadcast_at.size(); ++b) {
           const at::Tensor &x = held[broadcast_at[b]];
           int64_t offset = 0;
           for (size_t d = 0; d < index.size(); ++d)
             offset += index[d] * loop->strides[b][d];
-          in_at[broadcast_at[b]] = BufferRef::matrix(static_cast<float *>(x.data_ptr()) + offset,
-                                                     loop->inner_rows, x.size(-1));
+          in_at[broadcast_at[b]] =
+              BufferRef::matrix(elementAt(x.data_ptr(), offset, x.element_size()),
+                                loop->inner_rows, x.size(-1));
         }
         failed = runKernel(e, in_at, out_at, error);
         for (size_t d = index.size(); d-- > 0;) { // the next outer index
@@ -309,6 +321,21 @@ ShapeRule shapeRule(py::handle spec) {
   return r;
 }
 
+// A signature's element type at t[i]: "f32", "bf16" or "f16"; f32 when
+// absent (a signature written before bf16 and f16 buffers).
+at::ScalarType storageOf(const py::sequence &t, size_t i) {
+  if (t.size() <= i)
+    return at::kFloat;
+  std::string name = t[i].cast<std::string>();
+  if (name == "f32")
+    return at::kFloat;
+  if (name == "bf16")
+    return at::kBFloat16;
+  if (name == "f16")
+    return at::kHalf;
+  throw std::invalid_argument("lanejit::row_program: element type " + name);
+}
+
 // row_op.kernel_for's registration: the kernel object (kept alive by
 // lanejit.torch.row_op) and the parsed signature's inputs and outputs.
 void registerRowProgram(const std::string &program, const std::string &signature,
@@ -316,7 +343,7 @@ void registerRowProgram(const std::string &program, const std::string &signature
   Entry e;
   e.kernel = reinterpret_cast<const void *>(kernel.attr("_address").cast<uintptr_t>());
   for (py::handle spec : inputs) {
-    // [kind, broadcast shape rule or None, is_bool]
+    // [kind, broadcast shape rule or None, is_bool, storage]
     auto t = spec.cast<py::sequence>();
     std::string kind = t[0].cast<std::string>();
     InputRule r;
@@ -329,14 +356,16 @@ void registerRowProgram(const std::string &program, const std::string &signature
     if (r.kind == Kind::Broadcast)
       r.broadcast = shapeRule(t[1]);
     r.is_bool = t[2].cast<bool>();
+    r.storage = storageOf(t, 3);
     e.inputs.push_back(r);
   }
   for (py::handle spec : outputs) {
-    // [reference input or -1, static shape or None, n, is_bool]
+    // [reference input or -1, static shape or None, n, is_bool, storage]
     auto t = spec.cast<py::sequence>();
     OutputRule o;
     o.shape = shapeRule(t);
     o.is_bool = t[3].cast<bool>();
+    o.storage = storageOf(t, 4);
     e.outputs.push_back(o);
   }
   // A reference names one of the operator's inputs (its shape is read).

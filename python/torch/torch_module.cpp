@@ -6,6 +6,7 @@
 #include "torch_table.h"
 
 #include <ATen/EmptyTensor.h>
+#include <ATen/autocast_mode.h>
 #include <ATen/core/grad_mode.h>
 #include <torch/csrc/autograd/python_variable.h>
 
@@ -87,7 +88,11 @@ PyObject *emptyTensor(const int64_t *sizes, int dims, TensorElement element, voi
   }
 }
 
-lanejit::python::TorchTable table{viewTensor, emptyTensor};
+int autocastOn() {
+  return at::autocast::is_autocast_enabled(at::kCPU);
+}
+
+lanejit::python::TorchTable table{viewTensor, emptyTensor, autocastOn};
 
 } // namespace
 

@@ -15,3 +15,6 @@ def test_examples_run():
     assert "subgraph 0: 6 torch node(s) -> kernel 'rmsnorm_0'" in text
     assert "matmul is not a row operation" in text
     assert "requires grad while grad mode is on" in text
+    # bf16: the kernel reads and writes bf16, the casts are among its nodes.
+    assert "in in0: bf16[R, 64]" in text and "out out1: bf16[R, 64]" in text
+    assert "input     in0 = primals_1 (bf16)" in text

@@ -18,7 +18,7 @@ by torch eagerly; its calls cost the least Python (a C fast path).
 
 import torch
 
-from .compiled import TOLERANCE, CheckError, Compiled, _compare
+from .compiled import TOLERANCE, CheckError, Compiled, _autocast, _compare
 from .explain import Explanation
 
 __all__ = ["compile", "trace", "explain", "CheckError", "Compiled", "Explanation", "TOLERANCE"]
@@ -30,7 +30,9 @@ def compile(fn, check=False, dynamic=None, fullgraph=False, **options):  # noqa:
     Options: rest ("inductor" or "eager"), inductor (a dict of Inductor
     options for the rest), and lanejit.compile options and switches
     (docs/switches.md). check=True also runs `fn` eagerly on every call
-    and raises CheckError when a result differs beyond atol = rtol = 5e-5.
+    and raises CheckError when a result differs beyond atol = rtol = 5e-5
+    (a bf16 or f16 result, or any under CPU autocast: four units in the
+    last place of the type at 1, compiled.TOLERANCES).
     """
     from .. import dynamo  # noqa: F401  (registers the backend by name)
     compiled = torch.compile(fn, backend="lanejit", dynamic=dynamic, fullgraph=fullgraph,
@@ -54,7 +56,7 @@ class _Checked:
     def __call__(self, *args, **kwargs):
         out = self.compiled(*args, **kwargs)
         with torch.no_grad():
-            _compare(out, self.original(*args, **kwargs))
+            _compare(out, self.original(*args, **kwargs), autocast=_autocast())
         return out
 
 

@@ -13,11 +13,13 @@ kept for explain().
 
 In front of all that sit two caches of what a call runs. _lanejit.FastCalls
 (the C base class; its call slot is the callable's __call__) holds entries
-for calls whose arguments are plain float32 CPU tensors, keyed by exact
-sizes and strides, and runs the kernel (when direct applies) or the
-specialization's forward without Python code. Any other call, and every
-miss, runs _call: a dict keyed by grad mode and, per argument, shape,
-dtype, is_cpu, is_contiguous() and (in grad mode) requires_grad maps a key
+for calls whose arguments are plain float32, bfloat16 or float16 CPU
+tensors, keyed by exact dtypes, sizes and strides, and runs the kernel
+(when direct applies) or the specialization's forward without Python code;
+it holds none for calls under CPU autocast, which takes the path below.
+Any other call, and every miss, runs _call: a dict keyed by grad mode, CPU
+autocast and, per argument, shape, dtype, is_cpu, is_contiguous() and (in
+grad mode) requires_grad maps a key
 seen before to what its call runs, so a repeated call costs one tuple, one
 dict lookup and the call. Calls with keyword or non-tensor arguments,
 check mode, fallbacks, and grad mode on a module with parameters (whose
@@ -37,8 +39,18 @@ from .partition import drop_data_movers, mask_edge, partition, probe, record_val
 from .rewrite import kernel_call, rewrite
 
 TOLERANCE = 5e-5
+# check=True on bf16 and f16 results: eager rounds every op's result to the
+# type, a kernel only its outputs; four units in the last place at 1.
+TOLERANCES = {torch.bfloat16: 4 * 2.0 ** -7, torch.float16: 4 * 2.0 ** -10}
 _Tensor = torch.Tensor
 _grad_enabled = torch.is_grad_enabled
+
+
+def _autocast():
+    """CPU autocast's dtype while it is on, else None: part of every key,
+    since it changes the dtypes the traced graph's torch ops give, and so
+    the storage types of the kernels between them."""
+    return torch.get_autocast_dtype("cpu") if torch.is_autocast_enabled("cpu") else None
 
 
 class CheckError(AssertionError):
@@ -99,7 +111,7 @@ def _name(gm):
 
 
 def _key(args):
-    key = []
+    key = [_autocast()]
     for a in args:
         if isinstance(a, torch.Tensor):
             key.append((a.shape, a.dtype, a.is_contiguous()))  # CPU: checked before
@@ -110,7 +122,10 @@ def _key(args):
     return tuple(key)
 
 
-def _compare(got, want, path="output"):
+def _compare(got, want, path="output", autocast=None):
+    """Raises CheckError where got differs from eager's want: beyond
+    TOLERANCE, or TOLERANCES of a bf16 or f16 result, or of the autocast
+    dtype (whose roundings an f32 result went through in eager)."""
     if isinstance(want, torch.Tensor):
         if not isinstance(got, torch.Tensor) or got.shape != want.shape:
             raise CheckError(f"lanejit.torch check: {path} has shape "
@@ -119,20 +134,25 @@ def _compare(got, want, path="output"):
             if not torch.equal(got, want):
                 raise CheckError(f"lanejit.torch check: {path} differs from eager")
             return
-        if not torch.allclose(got, want, atol=TOLERANCE, rtol=TOLERANCE, equal_nan=True):
+        if got.dtype != want.dtype:
+            raise CheckError(f"lanejit.torch check: {path} is {got.dtype}, eager {want.dtype}")
+        tol = TOLERANCES.get(want.dtype, TOLERANCES.get(autocast, TOLERANCE))
+        if want.dtype in TOLERANCES:  # compared in float64, not in the type itself
+            got, want = got.double(), want.double()
+        if not torch.allclose(got, want, atol=tol, rtol=tol, equal_nan=True):
             err = (got.double() - want.double()).abs()
-            bad = (err > TOLERANCE + TOLERANCE * want.double().abs()).sum().item()
+            bad = (err > tol + tol * want.double().abs()).sum().item()
             raise CheckError(f"lanejit.torch check: {path}: {bad} elements differ from eager by "
-                             f"more than atol=rtol={TOLERANCE} (max abs error "
+                             f"more than atol=rtol={tol:.3g} (max abs error "
                              f"{err.nan_to_num(float('inf')).max().item():.3g})")
         return
     if isinstance(want, (tuple, list)):
         for i, (g, w) in enumerate(zip(got, want)):
-            _compare(g, w, f"{path}[{i}]")
+            _compare(g, w, f"{path}[{i}]", autocast)
         return
     if isinstance(want, dict):
         for k in want:
-            _compare(got[k], want[k], f"{path}[{k!r}]")
+            _compare(got[k], want[k], f"{path}[{k!r}]", autocast)
 
 
 class Compiled(_lj.FastCalls):
@@ -198,7 +218,7 @@ class Compiled(_lj.FastCalls):
         key = None
         grad = _grad_enabled()
         if not (kwargs or self.check or (grad and self._params)):
-            key = (grad,)
+            key = (grad, _autocast())
             for a in args:
                 if type(a) is not _Tensor and not isinstance(a, _Tensor):
                     key = None
@@ -224,19 +244,22 @@ class Compiled(_lj.FastCalls):
             if direct is not None:
                 self._fast[key] = (self.last, direct[0])
                 kernel, sources, pick = direct[2]
-                _register(self, args, kernel=kernel, sources=sources, pick=pick)
+                if key[1] is None:
+                    _register(self, args, kernel=kernel, sources=sources, pick=pick)
                 return direct[1]
             self._fast[key] = (self.last, spec.forward)
-            _register(self, args, forward=spec.forward)
+            if key[1] is None:
+                _register(self, args, forward=spec.forward)
         out = spec.forward(*args)
         if self.check:
-            _compare(out, self.original(*args))
+            _compare(out, self.original(*args), autocast=_autocast())
         return out
 
 
 def _register(compiled, args, **target):
-    """Adds the C entry for this call (only plain float32 CPU tensors that
-    need no grad get one; the C guard re-checks that on every call)."""
+    """Adds the C entry for this call (only plain float32, bfloat16 or
+    float16 CPU tensors that need no grad, outside autocast, get one; the C
+    guard re-checks that on every call)."""
     try:
         _lj._fast_register(compiled, args, compiled.last, **target)
     except (TypeError, ValueError):

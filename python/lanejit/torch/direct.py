@@ -15,6 +15,8 @@ import operator
 
 import torch.fx
 
+from .lower import TORCH_DTYPE
+
 
 def direct_call(spec, args):
     """(function of the call's arguments, this call's result, (kernel,
@@ -69,10 +71,11 @@ def direct_call(spec, args):
     fn = _picker(fn, pick, len(outputs))
     result = fn(*args)
     got = result if isinstance(result, tuple) else (result,)
-    want = [outputs[k] for k in pick] if isinstance(pick, tuple) else [outputs[pick]]
+    picked = pick if isinstance(pick, tuple) else (pick,)
+    want = [(outputs[k][1], TORCH_DTYPE[group.lowering.output_dtypes[k]]) for k in picked]
     if len(got) != len(want) or any(not isinstance(y, torch.Tensor) or y.shape != shape
-                                    or y.dtype != torch.float32
-                                    for y, (_, shape, _) in zip(got, want)):
+                                    or y.dtype != dtype
+                                    for y, (shape, dtype) in zip(got, want)):
         return None
     sources = [v for _, v in slots]
     return fn, result, (group.kernel, sources, pick)

@@ -39,10 +39,10 @@ class DynamoExplanation:
                 width = max(len(n) for n, _ in g["nodes"])
                 for n, op in g["nodes"]:
                     lines.append(f"    replaced  {n:<{width}}  {op}")
-                for k, src in enumerate(g["inputs"]):
-                    lines.append(f"    input     in{k} = {src}")
-                for k, (n, shape) in enumerate(g["outputs"]):
-                    lines.append(f"    output    out{k} -> {n} {shape}")
+                for k, (src, dtype) in enumerate(zip(g["inputs"], g["input_dtypes"])):
+                    lines.append(f"    input     in{k} = {src} ({dtype})")
+                for k, ((n, shape), dtype) in enumerate(zip(g["outputs"], g["output_dtypes"])):
+                    lines.append(f"    output    out{k} -> {n} {shape} ({dtype})")
                 lines.append("    program:")
                 lines.extend("      " + line for line in g["program"].splitlines())
             if r.torch_nodes:

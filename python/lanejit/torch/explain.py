@@ -53,11 +53,12 @@ class Explanation:
             width = max(len(n.name) for n in g.nodes)
             for n in g.nodes:
                 lines.append(f"  replaced  {n.name:<{width}}  {_describe(n)}")
-            for k, (src, _, _) in enumerate(lw.inputs):
-                lines.append(f"  input     in{k} = {_source_name(src)}")
-            for k, (node, shape, is_bool) in enumerate(lw.outputs):
-                kind = " (bool, as 0/1)" if is_bool else ""
-                lines.append(f"  output    out{k} -> {node.name} {list(shape)}{kind}")
+            for k, ((src, _, _), dtype) in enumerate(zip(lw.inputs, lw.input_dtypes)):
+                lines.append(f"  input     in{k} = {_source_name(src)} ({dtype})")
+            for k, ((node, shape, is_bool), dtype) in enumerate(zip(lw.outputs,
+                                                                   lw.output_dtypes)):
+                kind = "bool, as 0/1" if is_bool else dtype
+                lines.append(f"  output    out{k} -> {node.name} {list(shape)} ({kind})")
             lines.append("  program:")
             lines.extend("    " + line for line in str(g.program).splitlines())
         if spec.torch_nodes:

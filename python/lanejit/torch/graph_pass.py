@@ -93,17 +93,17 @@ def _signature(lw, options):
             raise Unsupported(f"{what} has symbolic leading dims that match no row input's")
         return [ref, None if ref >= 0 else list(shape)]
 
-    outputs = [shaped_like(shape, "its result") + [shape[-1] if shape else 1, is_bool]
-               for _, shape, is_bool in lw.outputs]
+    outputs = [shaped_like(shape, "its result") + [shape[-1] if shape else 1, is_bool, dtype]
+               for (_, shape, is_bool), dtype in zip(lw.outputs, lw.output_dtypes)]
     inputs, notes = [], []
     for k, (kind, target, is_bool) in enumerate(lw.input_kinds):
-        src = lw.inputs[k][0]
+        src, dtype = lw.inputs[k][0], lw.input_dtypes[k]
         if kind == "broadcast":
             inputs.append([kind, shaped_like(target, f"input {src.name}'s broadcast") +
-                           [target[-1]], is_bool])
+                           [target[-1]], is_bool, dtype])
             notes.append(f"in{k} = {src.name} is broadcast to rows (copied) for each call")
             continue
-        inputs.append([kind, None, is_bool])
+        inputs.append([kind, None, is_bool, dtype])
         v = lw.record[src]
         if kind == "rows" and isinstance(v, torch.Tensor) and not _rows_addressable(v):
             notes.append(f"in{k} = {src.name} is copied for each call: its strides "
@@ -200,8 +200,9 @@ def _lower(graph, options, rec):
             graph.erase_node(n)
         rec.groups.append({
             "nodes": [(n.name, _describe(n)) for n in nodes], "program": text,
-            "inputs": [s.name for s in sources],
+            "inputs": [s.name for s in sources], "input_dtypes": list(lw.input_dtypes),
             "outputs": [(n.name, [str(d) for d in shape]) for n, shape, _ in lw.outputs],
+            "output_dtypes": list(lw.output_dtypes),
             "notes": notes,
             "rows": str(rows_of(lw.outputs[0][1]) if lw.outputs else "")})
     from torch._inductor.pattern_matcher import stable_topological_sort

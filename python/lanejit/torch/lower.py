@@ -9,6 +9,14 @@ anything else that broadcasts to the consumer's shape, copied to rows per
 call. A bool mask computed from shapes alone that is causal (column <=
 row mod T + k, or its negation) becomes index arithmetic instead of an input.
 Nodes used outside become outputs [R, n] (bools as 0/1 floats).
+
+Element types: every value inside a program is f32. An input of
+torch.bfloat16 or torch.float16 is declared bf16 or f16, so the kernel loads
+its storage and widens it exactly; an output is declared in its node's
+dtype, so the kernel rounds once where it stores it. A cast inside the
+subgraph (`.float()`, `.to(torch.bfloat16)`, ATen's convert_element_type)
+computes nothing: as in Inductor's fused kernels, intermediate values stay
+f32 and only the stores round.
 """
 
 import math
@@ -21,6 +29,16 @@ from torch.fx import Node
 from .. import _lanejit as _lj
 from .ops import lookup
 from .values import Cols, Uniform, Unsupported, elementwise
+
+
+# torch dtype -> the lanejit buffer type a kernel stores it as.
+STORAGE = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16"}
+TORCH_DTYPE = {v: k for k, v in STORAGE.items()}
+
+
+def storage_of(dtype):
+    """The buffer type for a torch dtype (bool: f32, as 0/1)."""
+    return "f32" if dtype == torch.bool else STORAGE[dtype]
 
 
 def static_dim(d):
@@ -112,7 +130,9 @@ class Lowering:
         self.env = {}
         self.inputs = []      # (source, getter, prepare) in declaration order
         self.input_kinds = []  # (kind, broadcast shape or None, is_bool), as inputs
+        self.input_dtypes = []  # the buffer type of each input: "f32", "bf16" or "f16"
         self.outputs = []     # (node, shape, is_bool)
+        self.output_dtypes = []  # the buffer type of each output
         self._keys = {}
         self.current = None
 
@@ -161,9 +181,9 @@ class Lowering:
 
     # -- inputs --------------------------------------------------------------
     def _external(self, key, t, getter=None):
-        if t.dtype not in (torch.float32, torch.bool):
+        if t.dtype not in STORAGE and t.dtype != torch.bool:
             who = getattr(key, "name", "parameter")
-            raise Unsupported(f"input {who} is {t.dtype}, not float32")
+            raise Unsupported(f"input {who} is {t.dtype}, not float32, bfloat16 or float16")
         if t.device.type != "cpu":
             raise Unsupported(f"input on {t.device}")
         shape = static_shape(t.shape)
@@ -196,18 +216,21 @@ class Lowering:
         name = f"in{len(self.inputs)}"
         n = shape[-1] if shape else 1
         is_bool = t.dtype == torch.bool
+        # Loaded as stored: a bf16 or f16 tensor is read as it is (bools as 0/1 f32).
+        dtype = storage_of(t.dtype)
+        held = TORCH_DTYPE[dtype]
         if kind == "scalar":
-            expr, prep = self.b.scalar(name), lambda v: v.to(torch.float32)
+            expr, prep = self.b.scalar(name, dtype=dtype), lambda v: v.to(held)
         elif kind == "columns":
-            expr = self.b.columns(name, _lj.Dim(n))
+            expr = self.b.columns(name, _lj.Dim(n), dtype=dtype)
             prep = (lambda v: v) if len(shape) == 1 else (lambda v: v.reshape(-1))
         elif kind == "rows":
-            expr = self.b.rows(name, _lj.Dim(n))
+            expr = self.b.rows(name, _lj.Dim(n), dtype=dtype)
             prep = _rows if len(shape) >= 2 else lambda v: v.reshape(1, -1)
         else:
             n = out_shape[-1]
-            expr = self.b.rows(name, _lj.Dim(n))
-            prep = lambda v: torch.empty(out_shape, dtype=torch.float32).copy_(v.expand(out_shape))
+            expr = self.b.rows(name, _lj.Dim(n), dtype=dtype)
+            prep = lambda v: torch.empty(out_shape, dtype=held).copy_(v.expand(out_shape))
         if is_bool:
             base = prep
             prep = lambda v: base(v).to(torch.float32) if kind != "broadcast" else base(v)
@@ -215,6 +238,7 @@ class Lowering:
         value = Uniform(expr) if kind == "scalar" else Cols([(n, expr)])
         self.inputs.append((key, getter, prep))
         self.input_kinds.append((kind, out_shape if kind == "broadcast" else None, is_bool))
+        self.input_dtypes.append(dtype)
         self._keys[cache_key] = value
         return value
 
@@ -222,8 +246,8 @@ class Lowering:
     def lower_node(self, node):
         self.current = node
         out = self.record[node]
-        if isinstance(out, torch.Tensor) and out.dtype not in (torch.float32, torch.bool):
-            raise Unsupported(f"result is {out.dtype}, not float32")
+        if isinstance(out, torch.Tensor) and out.dtype not in STORAGE and out.dtype != torch.bool:
+            raise Unsupported(f"result is {out.dtype}, not float32, bfloat16 or float16")
         if isinstance(out, torch.Tensor) and out.device.type != "cpu":
             raise Unsupported(f"result on {out.device} (lanejit runs on the CPU)")
         if isinstance(out, torch.Tensor) and out.dim() and \
@@ -248,6 +272,7 @@ class Lowering:
                 raise Unsupported("a tuple result is used outside the row program")
             name = f"out{len(self.outputs)}"
             is_bool = out.dtype == torch.bool
+            dtype = storage_of(out.dtype)  # rounded once, where the kernel stores it
             as_float = (lambda e: _lj.select(e, 1.0, 0.0)) if is_bool else (lambda e: e)
             if isinstance(value, Uniform):
                 # [..., 1] (keepdim) or [...] (one value per row) are fine
@@ -255,13 +280,14 @@ class Lowering:
                 if shape and shape[-1] != 1 and math.prod(shape) != self.rows:
                     raise Unsupported(f"{node.name}, a per-row value broadcast over columns, "
                                       "is used outside the row program")
-                self.b.write(name, _lj.Dim(0), as_float(value.expr), _lj.Dim(1))
+                self.b.write(name, _lj.Dim(0), as_float(value.expr), _lj.Dim(1), dtype=dtype)
             else:
                 at = 0
                 for n, e in elementwise(as_float, value).pieces:
-                    self.b.write(name, _lj.Dim(at), e, _lj.Dim(value.n))
+                    self.b.write(name, _lj.Dim(at), e, _lj.Dim(value.n), dtype=dtype)
                     at += n
             self.outputs.append((node, static_shape(out.shape), is_bool))
+            self.output_dtypes.append(dtype)
         if not self.outputs:
             raise Unsupported("no result is used")
         if not any(isinstance(k, Node) or k is None for k, _, _ in self.inputs) and not self.inputs:

@@ -12,6 +12,7 @@ import operator
 
 import torch
 import torch.nn.functional as F
+from torch.fx import Node
 
 from .. import _lanejit as _lj
 from .values import Cols, Uniform, Unsupported, concat, elementwise, reduce
@@ -46,7 +47,10 @@ def _last_dim(lw, node, dim, tensor_arg):
 
 
 def _no_dtype(lw, dtype):
-    if lw.const(dtype) not in (None, torch.float32):
+    # A float dtype= (a bf16 sum accumulated as float32, say) changes only
+    # the result's storage, which the node's own dtype gives: the kernel
+    # computes in f32 either way.
+    if lw.const(dtype) not in (None, torch.float32, torch.bfloat16, torch.float16):
         raise Unsupported(f"dtype={lw.const(dtype)}")
 
 
@@ -311,11 +315,23 @@ def _cat(lw, node):
 
 def _identity(lw, node):
     # .float(), .to(float32), .contiguous(), .view/.reshape that keep the last
-    # dim: the checks on dtypes and shapes happen in Lowering.supports.
+    # dim: the checks on dtypes and shapes happen in Lowering.lower_node. A
+    # cast between float types is free too: values inside a kernel are f32,
+    # and only an output's store rounds (Lowering.build).
     src = node.args[0]
     if lw.shape_of(src)[-1:] != lw.shape_of(node)[-1:]:
         raise Unsupported("reshape that changes the last dim")
+    from_bool, to_bool = _is_bool(lw, src), _is_bool(lw, node)
+    if from_bool and not to_bool:  # mask.float(): 1 and 0
+        return elementwise(lambda m: _lj.select(m, 1.0, 0.0), lw.val(src))
+    if to_bool and not from_bool:  # x.bool(): nonzero
+        return elementwise(lambda x: _lj.ne(x, 0.0), lw.val(src))
     return lw.val(src)
+
+
+def _is_bool(lw, arg):
+    v = lw.record.get(arg) if isinstance(arg, Node) else None
+    return isinstance(v, torch.Tensor) and v.dtype == torch.bool
 
 
 _E = elementwise
@@ -351,6 +367,7 @@ _NAMED = {  # torch.X, Tensor.X and F.X share these names
     "gt": _binary(lambda a, b: a > b), "ge": _binary(lambda a, b: a >= b),
     "eq": _binary(_lj.eq), "ne": _binary(_lj.ne),
     "float": _identity, "to": _identity, "type_as": _identity, "contiguous": _identity,
+    "bfloat16": _identity, "half": _identity,
     "view": _identity, "reshape": _identity,
 }
 _MODULES = {
@@ -385,9 +402,9 @@ def _aten_slice(lw, node):
 
 def _aten_softmax(log):
     def lower(lw, node):
+        # half_to_float (an f16 input, an f32 result) changes only the
+        # result's storage, which the node's dtype gives.
         a = _args(node, ["input", "dim", "half_to_float"])
-        if lw.const(a["half_to_float"]):
-            raise Unsupported("softmax with half_to_float")
         _last_dim(lw, node, a["dim"], a["input"])
         return (_log_softmax_of if log else _softmax_of)(lw, a["input"])
     return lower

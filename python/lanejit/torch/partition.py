@@ -50,6 +50,7 @@ def _rows_of_node(node, record):
 
 
 _COMPUTE_FREE = {"getitem", "view", "reshape", "contiguous", "float", "to", "type_as", "chunk",
+                 "bfloat16", "half",
                  "split", "Identity", "split_with_sizes", "slice", "clone", "expand", "alias",
                  "_unsafe_view", "unsqueeze", "squeeze", "convert_element_type", "_to_copy"}
 

@@ -11,12 +11,15 @@ is prepared, how each output is shaped, the compile options), so code that
 Inductor caches on disk and reloads in another process stays valid; the
 kernel itself comes from lanejit's compile cache, keyed by that text.
 
-Signature: {"inputs": [[kind, shape or null, is_bool], ...], "outputs":
-[[reference input or -1, static shape or null, n, is_bool], ...],
-"options": {...}}; a "broadcast" input's shape is [reference input or -1,
-static shape or null, n]. A shape's leading dims are its reference input's
-(a row input with the same leading dims, symbolic ones included), else the
-static shape's.
+Signature: {"inputs": [[kind, shape or null, is_bool, storage], ...],
+"outputs": [[reference input or -1, static shape or null, n, is_bool,
+storage], ...], "options": {...}}; a "broadcast" input's shape is [reference
+input or -1, static shape or null, n]. A shape's leading dims are its
+reference input's (a row input with the same leading dims, symbolic ones
+included), else the static shape's. storage is the buffer's element type as
+the program declares it ("f32", "bf16" or "f16"; bools are "f32", as 0/1;
+"f32" when absent): inputs of that type are read as they are, outputs are
+allocated in it.
 """
 
 import json
@@ -24,6 +27,7 @@ import json
 import torch
 
 from .. import _lanejit as _lj
+from .lower import TORCH_DTYPE
 from .. import _lanejit_torch  # defines the operator (python/torch/row_program_op.cpp)
 
 _kernels = {}  # (program, signature) -> compiled kernel, kept alive for the operator
@@ -51,9 +55,10 @@ def _fake(program, signature, inputs):
     def shape(ref, fixed, n):
         return tuple(inputs[ref].shape[:-1]) + (n,) if ref >= 0 else tuple(fixed)
     sig = json.loads(signature)
-    return [inputs[0].new_empty(shape(ref, fixed, n),
-                                dtype=torch.bool if is_bool else torch.float32)
-            for ref, fixed, n, is_bool in sig["outputs"]]
+    def dtype(is_bool, storage):
+        return torch.bool if is_bool else TORCH_DTYPE[storage[0] if storage else "f32"]
+    return [inputs[0].new_empty(shape(ref, fixed, n), dtype=dtype(is_bool, storage))
+            for ref, fixed, n, is_bool, *storage in sig["outputs"]]
 
 
 torch.library.register_fake("lanejit::row_program", _fake)

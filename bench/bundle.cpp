@@ -119,6 +119,7 @@ ordered_json caseJson(const CaseRecord &c) {
   }
   ordered_json j = {{"id", c.id},
                     {"op", c.op},
+                    {"dtype", c.dtype},
                     {"rows", c.rows},
                     {"cols", c.cols},
                     {"program_file", c.program_file},

@@ -22,12 +22,20 @@ namespace lanejit::bench {
 namespace fs = std::filesystem;
 namespace {
 
+// A buffer as an .npy array of its own type: bf16 as np.save writes
+// ml_dtypes.bfloat16, f16 as float16, bits as stored.
 npy::Array toArray(const check::GuardedBuffer &buffer, bool vector, bool scalar) {
   npy::Array array;
   if (!scalar)
     array.shape = vector ? std::vector<int64_t>{buffer.cols()}
                          : std::vector<int64_t>{buffer.rows(), buffer.cols()};
-  array.data.assign(buffer.data(), buffer.data() + buffer.elements());
+  if (buffer.type() == DType::F32) {
+    array.data.assign(buffer.data(), buffer.data() + buffer.elements());
+    return array;
+  }
+  array.dtype = buffer.type() == DType::BF16 ? npy::Dtype::BF16 : npy::Dtype::F16;
+  const auto *bits = static_cast<const uint16_t *>(buffer.raw());
+  array.bits.assign(bits, bits + buffer.elements());
   return array;
 }
 
@@ -48,7 +56,7 @@ bool guardsIntact(const check::Case &c) {
 
 std::string outputSha256(const check::Case &c) {
   const check::GuardedBuffer &out = c.outputs.at(0);
-  return bench::sha256Hex(out.data(), static_cast<size_t>(out.elements()) * sizeof(float));
+  return bench::sha256Hex(out.raw(), static_cast<size_t>(out.bytes()));
 }
 
 // Writes programs/<id>.lj and inputs/<id>/<name>.npy; fills their records.
@@ -75,7 +83,7 @@ void checkVisit(VisitRecord &visit, const check::Case &c, const Oracle &oracle,
                 const std::vector<uint64_t> &input_hashes, const BoundVariant &variant,
                 std::map<std::string, std::string> &first_sha, bool guards_before) {
   VisitChecks &k = visit.checks;
-  OracleCheck o = oracle.compare(c);
+  OracleCheck o = oracle.compare(c, variant.record.kind == "peer");
   k.oracle_failures = o.failures;
   k.oracle_max_abs_error = o.max_abs_error;
   k.first_failure = o.first_failure;
@@ -89,8 +97,11 @@ void checkVisit(VisitRecord &visit, const check::Case &c, const Oracle &oracle,
 
   std::vector<std::string> reasons;
   if (o.failures)
-    reasons.push_back(fmt::format("{} elements outside atol = rtol = {}, first {}", o.failures,
-                                  check::kTolerance, o.first_failure));
+    reasons.push_back(fmt::format("{} elements outside the oracle's tolerance (atol = rtol = "
+                                  "{}{}), first {}",
+                                  o.failures, check::kTolerance,
+                                  c.outputs[0].type() == DType::F32 ? "" : " and a last-place unit",
+                                  o.first_failure));
   if (!k.inputs_unchanged)
     reasons.push_back("an input changed");
   if (!k.guards_intact)
@@ -136,7 +147,8 @@ void addRoofline(CaseRecord &record, const CaseContext &context) {
       record.variants.front().kind != "lanejit" || record.time_s.empty() ||
       record.time_s.front().first != record.variants.front().name)
     return;
-  int64_t bytes = bytesMoved(record.op, record.rows, record.cols);
+  int64_t bytes = bytesMoved(record.op, record.rows, record.cols,
+                             record.dtype == "f32" ? 4 : 2);
   if (bytes <= 0)
     return;
   Bandwidth bw = measureBandwidth(bytes, context.bandwidth_budget_s);
@@ -161,6 +173,7 @@ CaseRecord runCase(const CaseSpec &spec, const CaseContext &context) {
   CaseRecord record;
   record.id = spec.id;
   record.op = spec.op;
+  record.dtype = caseType(spec);
   record.rows = spec.shape.rows;
   record.cols = spec.shape.cols;
 

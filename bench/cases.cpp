@@ -39,8 +39,12 @@ std::string fileSafe(const std::string &name) {
   return result.empty() ? "program" : result;
 }
 
-CaseSpec makeSpec(std::string op, Program program, Shape shape, const std::string &label) {
-  std::string id = fmt::format("{}-{}x{}", fileSafe(label), shape.rows, shape.cols);
+// id "<label>-<R>x<C>", or "<label>-<type>-<R>x<C>" for 16-bit buffers.
+CaseSpec makeSpec(std::string op, Program program, Shape shape, const std::string &label,
+                  const std::string &type = "f32") {
+  std::string id = type == "f32"
+                       ? fmt::format("{}-{}x{}", fileSafe(label), shape.rows, shape.cols)
+                       : fmt::format("{}-{}-{}x{}", fileSafe(label), type, shape.rows, shape.cols);
   return {id, std::move(op), std::move(program), shape};
 }
 
@@ -73,6 +77,19 @@ std::vector<CaseSpec> decodeCases() {
   return cases;
 }
 
+std::vector<CaseSpec> halfCases() {
+  std::vector<CaseSpec> cases;
+  for (const library::Entry &entry : library::all()) {
+    std::string shape = entry.name == "rope" ? "1024x4098" : "1024x4097";
+    for (const char *type : {"f32", "bf16", "f16"})
+      cases.push_back(libraryCase(entry.name + ":" + shape + ":" + type));
+  }
+  for (const CaseSpec &decode : decodeCases())
+    cases.push_back(libraryCase(decode.op + ":" + std::to_string(decode.shape.rows) + "x" +
+                                std::to_string(decode.shape.cols) + ":bf16"));
+  return cases;
+}
+
 std::vector<CaseSpec> narrowCases() {
   std::vector<CaseSpec> cases;
   for (const char *spec :
@@ -102,10 +119,25 @@ CaseSpec libraryCase(const std::string &spec) {
   size_t colon = spec.find(':');
   if (colon == std::string::npos)
     throw Error(Error::Kind::Bind,
-                fmt::format("bad case '{}': expected OP:ROWSxCOLS, e.g. rope:17x66", spec));
+                fmt::format("bad case '{}': expected OP:ROWSxCOLS[:TYPE], e.g. rope:17x66", spec));
   std::string op = spec.substr(0, colon);
   Program program = library::byName(op); // names the known operators on error
-  return makeSpec(op, std::move(program), parseShape(spec.substr(colon + 1)), op);
+  std::string shape = spec.substr(colon + 1), type = "f32";
+  if (size_t second = shape.find(':'); second != std::string::npos) {
+    type = shape.substr(second + 1);
+    shape.resize(second);
+  }
+  if (type == "f32")
+    return makeSpec(op, std::move(program), parseShape(shape), op);
+  if (type != "bf16" && type != "f16")
+    throw Error(Error::Kind::Bind,
+                fmt::format("bad case '{}': the type is f32, bf16 or f16, not '{}'", spec, type));
+  DType storage = type == "bf16" ? DType::BF16 : DType::F16;
+  return makeSpec(op, withStorage(std::move(program), storage), parseShape(shape), op, type);
+}
+
+std::string caseType(const CaseSpec &spec) {
+  return spec.program.inputs.empty() ? "f32" : std::string(name(spec.program.inputs[0].type));
 }
 
 CaseSpec programCase(const std::string &path, const std::string &shape) {

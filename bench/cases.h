@@ -10,11 +10,15 @@
 namespace lanejit::bench {
 
 struct CaseSpec {
-  std::string id; // "rope-17x66": file and directory names in the bundle
+  std::string id; // "rope-17x66", "rope-bf16-1024x4098": file and directory names in the bundle
   std::string op; // the library operator it is (peers run), or "" (lanejit only)
   Program program;
   Shape shape;
 };
+
+// The element type of a case's buffers, "f32", "bf16" or "f16": a library
+// case holds every buffer in one type (withStorage), its first input's.
+std::string caseType(const CaseSpec &spec);
 
 // The seed's cases: the six library operators at the small and the large
 // seed shape (RoPE 17x66 and 1024x4098, the others 17x65 and 1024x4097).
@@ -28,9 +32,14 @@ std::vector<CaseSpec> decodeCases();
 // 65536x8, 4096x64 and one call of 1x8, LayerNorm, SwiGLU and GELU +
 // residual 65536x8 — where rows across lanes decides the speed.
 std::vector<CaseSpec> narrowCases();
+// `lanejit bench --cases bf16`: the six operators at the large seed shape
+// in f32, bf16 and f16 (lanejit's own f32 time is what the 16-bit cases
+// halve), and the decode shapes in bf16.
+std::vector<CaseSpec> halfCases();
 
-// "rope:17x66" -> the library operator at that shape. Throws Error(Kind::Bind)
-// naming the problem.
+// "rope:17x66" -> the library operator at that shape; "rope:17x66:bf16" with
+// its buffers in bf16 (or f16, f32). Throws Error(Kind::Bind) naming the
+// problem.
 CaseSpec libraryCase(const std::string &spec);
 // A program from a text file at "RxC"; op is set when the program is
 // structurally a library operator, so peers run on it too.

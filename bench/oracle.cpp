@@ -1,6 +1,8 @@
 // The per-case oracle (bench/oracle.h).
 #include "oracle.h"
 
+#include "peers/peer.h"
+
 #include <lanejit/error.h>
 
 #include <fmt/format.h>
@@ -8,17 +10,7 @@
 #include <cmath>
 
 namespace lanejit::bench {
-namespace {
 
-bool agrees(double y, double want) {
-  if (std::isnan(y) || std::isnan(want))
-    return std::isnan(y) && std::isnan(want);
-  if (std::isinf(y) || std::isinf(want))
-    return y == want;
-  return std::abs(y - want) <= check::kTolerance + check::kTolerance * std::abs(want);
-}
-
-} // namespace
 
 Oracle::Oracle(const check::Case &c) {
   std::vector<BufferRef> inputs = c.inputRefs();
@@ -28,16 +20,21 @@ Oracle::Oracle(const check::Case &c) {
                                                refs_.size(), c.outputs.size()));
 }
 
-OracleCheck Oracle::compare(const check::Case &c) const {
+OracleCheck Oracle::compare(const check::Case &c, bool peer) const {
   OracleCheck result;
   for (size_t o = 0; o < refs_.size(); ++o) {
     const ReferenceOutput &ref = refs_[o];
     const check::GuardedBuffer &out = c.outputs[o];
     for (int64_t r = 0; r < ref.rows; ++r) {
       for (int64_t col = 0; col < ref.cols; ++col) {
-        float got = out.at(r, col);
+        float got = out.get(r, col);
         double want = ref.at(r, col);
-        bool ok = agrees(got, want);
+        bool ok = check::agrees(got, want, out.type());
+        if (peer && out.type() != DType::F32 && !ok) {
+          double t = peerTolerance(std::string(name(out.type())));
+          ok = std::isfinite(got) && std::isfinite(want) &&
+               std::abs(got - want) <= t + t * std::abs(want);
+        }
         if (std::isfinite(got) && std::isfinite(want))
           result.max_abs_error = std::max(result.max_abs_error, std::abs(got - want));
         if (ok)

@@ -1,5 +1,11 @@
 // bench/oracle.h — the FP64 oracle of a case, computed once, and the check
-// of one visit's outputs against it (atol = rtol = 5e-5, check::kTolerance).
+// of one visit's outputs against it: lanejit's at check::agrees (atol = rtol
+// = 5e-5, check::kTolerance, plus one unit in the last place of a bf16 or f16
+// output: it computes in f32 and rounds once); a peer's in a bf16 or f16
+// case at the type's own tolerance (peerTolerance, peers/peer.h), since eager rounds
+// every intermediate to the type and RoPE's and GELU + residual's
+// differences of rounded products are off by units of the operands' last
+// place, not of the result's.
 #pragma once
 
 #include <lanejit/check.h>
@@ -21,8 +27,9 @@ class Oracle {
 public:
   // Evaluates the case's program on its inputs in FP64 (slow; once per case).
   explicit Oracle(const check::Case &c);
-  // Every element of every output; NaN matches only NaN, infinities must be equal.
-  OracleCheck compare(const check::Case &c) const;
+  // Every element of every output; NaN matches only NaN, infinities must
+  // be equal. `peer`: a peer's visit (its tolerance in 16-bit cases).
+  OracleCheck compare(const check::Case &c, bool peer) const;
 
 private:
   std::vector<ReferenceOutput> refs_;

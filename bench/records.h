@@ -98,6 +98,7 @@ struct InputRecord {
 
 struct CaseRecord {
   std::string id, op; // op: the library name, or "" for a user program
+  std::string dtype = "f32"; // its buffers' element type: f32, bf16 or f16
   int64_t rows = 0, cols = 0;
   std::string program_file;
   std::vector<InputRecord> inputs;

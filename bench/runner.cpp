@@ -149,7 +149,7 @@ BenchResult runBench(const BenchOptions &options) {
   plan.dir = context.bundle_dir / "peers";
   for (const CaseSpec &spec : options.cases)
     if (!spec.op.empty())
-      plan.cases.push_back({spec.op, spec.shape.rows, spec.shape.cols});
+      plan.cases.push_back({spec.op, spec.shape.rows, spec.shape.cols, caseType(spec)});
   for (const std::unique_ptr<Peer> &peer : peers)
     if (options.only.empty() || std::count(options.only.begin(), options.only.end(), peer->name())) {
       try {

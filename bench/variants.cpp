@@ -27,7 +27,7 @@ public:
   NativeRepeat(const Kernel &kernel, NativeEntry entry, check::Case &c) : entry_(entry) {
     for (auto *list : {&c.inputs, &c.outputs}) {
       for (check::GuardedBuffer &buffer : *list) {
-        buffers_.push_back(buffer.data());
+        buffers_.push_back(buffer.raw());
         strides_.push_back(buffer.rowStride());
       }
     }
@@ -248,13 +248,13 @@ std::vector<BoundVariant> bindVariants(const CaseSpec &spec, check::Case &c,
   if (spec.op.empty())
     return variants; // a user program: no peer knows it
 
-  CaseBuffers buffers{spec.op, spec.shape.rows, spec.shape.cols, {}, {}};
+  CaseBuffers buffers{spec.op, caseType(spec), spec.shape.rows, spec.shape.cols, {}, {}};
   for (check::GuardedBuffer &b : c.inputs)
-    buffers.inputs.push_back(b.data());
+    buffers.inputs.push_back(b.raw());
   for (check::GuardedBuffer &b : c.outputs)
-    buffers.outputs.push_back(b.data());
+    buffers.outputs.push_back(b.raw());
   for (const std::unique_ptr<Peer> &peer : peers) {
-    if (!peer->supports(spec.op) || !wanted(only, peer->name()))
+    if (!peer->runs(spec.op, buffers.dtype) || !wanted(only, peer->name()))
       continue;
     std::unique_ptr<PreparedPeer> prepared;
     try {

@@ -84,6 +84,7 @@ struct Roofline {
 struct Case {
   std::string where; // "case 'x'"
   std::string id, op;
+  std::string dtype = "f32"; // as recorded; re-derived from the program's buffers
   std::optional<int64_t> rows, cols;
   std::string program_file;
   std::vector<InputFile> inputs;

@@ -6,6 +6,7 @@
 
 #include "npy.h"
 
+#include <lanejit/element_types.h>
 #include <lanejit/reference.h>
 #include <lanejit/shape_binding.h>
 #include <lanejit/text.h>
@@ -43,7 +44,7 @@ std::optional<npy::Array> readArray(const std::filesystem::path &dir, const std:
     return std::nullopt;
   }
   try {
-    return npy::parse(*bytes, file);
+    return npy::parse(*bytes, file, npy::Accept::Any);
   } catch (const std::exception &e) {
     findings.fail(kind::kMalformed, where, e.what());
     return std::nullopt;
@@ -56,20 +57,54 @@ struct Comparison {
   std::string first; // "y[1,7]: got 0.5, want 0.25"
 };
 
-// |y - ref| <= atol + rtol*|ref|; NaN matches only NaN, infinities only
-// themselves.
-Comparison compare(const npy::Array &output, const ReferenceOutput &ref, const std::string &name) {
+// Bytes per element of an array as the bundle stores it.
+int64_t elementBytes(const npy::Array &array) { return array.dtype == npy::Dtype::F32 ? 4 : 2; }
+
+// The program type an .npy dtype holds in a bundle (the bench writes bf16
+// as '<V2' and f16 as '<f2'), or nullopt.
+std::optional<DType> heldType(npy::Dtype dtype) {
+  switch (dtype) {
+  case npy::Dtype::F32: return DType::F32;
+  case npy::Dtype::F16: return DType::F16;
+  case npy::Dtype::BF16: return DType::BF16;
+  default: return std::nullopt;
+  }
+}
+
+// One unit in the last place of a bf16 (8 significant bits, exponents from
+// -126) or f16 (11 bits, from -14) value of magnitude |x|; 0 for f32.
+double lastPlace(DType type, double x) {
+  if (type != DType::BF16 && type != DType::F16)
+    return 0;
+  int bits = type == DType::BF16 ? 8 : 11, low = type == DType::BF16 ? -126 : -14;
+  int exponent = x == 0 ? low : std::max(std::ilogb(x), low);
+  return std::ldexp(1.0, exponent - bits + 1);
+}
+
+// |y - ref| <= atol + rtol*|ref| (+ one unit in the last place of a bf16 or
+// f16 output); NaN matches only NaN, infinities only themselves. A peer's
+// bf16 or f16 output may instead be within atol = rtol = 2^-5 (bf16) or
+// 2^-8 (f16): eager rounds every intermediate (docs/bench.md).
+Comparison compare(const npy::Array &output, DType type, bool peer, const ReferenceOutput &ref,
+                   const std::string &name) {
+  const double peerTolerance = type == DType::BF16 ? 0x1p-5 : type == DType::F16 ? 0x1p-8 : 0;
   Comparison result;
   for (int64_t r = 0; r < ref.rows; ++r)
     for (int64_t col = 0; col < ref.cols; ++col) {
-      double got = output.data[r * ref.cols + col], want = ref.at(r, col);
+      double got = readElement(output.raw(), type, r * ref.cols + col), want = ref.at(r, col);
       bool ok;
       if (std::isnan(want) || std::isnan(got) || std::isinf(want) || std::isinf(got)) {
-        ok = (std::isnan(want) && std::isnan(got)) || got == want;
+        // A finite value beyond a 16-bit type's range is stored as infinity.
+        bool overflow = lastPlace(type, want) > 0 && std::isinf(got) && std::isfinite(want) &&
+                        std::fabs(want) >= (type == DType::BF16 ? 0x1.fep127 : 65520.0) &&
+                        std::signbit(got) == std::signbit(want);
+        ok = (std::isnan(want) && std::isnan(got)) || got == want || overflow;
       } else {
         double error = std::fabs(got - want);
         result.max_abs_error = std::max(result.max_abs_error, error);
-        ok = error <= kOracleTolerance + kOracleTolerance * std::fabs(want);
+        ok = error <= kOracleTolerance + kOracleTolerance * std::fabs(want) +
+                          lastPlace(type, std::fabs(want)) ||
+             (peer && error <= peerTolerance + peerTolerance * std::fabs(want));
       }
       if (!ok && result.failures++ == 0)
         result.first = name + "[" + std::to_string(r) + "," + std::to_string(col) + "]: got " +
@@ -79,10 +114,8 @@ Comparison compare(const npy::Array &output, const ReferenceOutput &ref, const s
 }
 
 std::string payloadHash(const npy::Array &array) {
-  std::string bytes(array.data.size() * sizeof(float), '\0');
-  if (!bytes.empty())
-    std::memcpy(bytes.data(), array.data.data(), bytes.size());
-  return sha256Hex(bytes);
+  return sha256Hex(std::string_view(static_cast<const char *>(array.raw()),
+                                    static_cast<size_t>(array.size() * elementBytes(array))));
 }
 
 std::optional<Program> readProgram(const Case &c, const std::filesystem::path &dir,
@@ -133,6 +166,12 @@ std::optional<std::vector<npy::Array>> readInputs(const Case &c, const Program &
       ok = false;
       continue;
     }
+    if (heldType(array->dtype) != decl.type) {
+      findings.fail(kind::kWrongShape, where,
+                    "the file holds " + npy::describe(array->dtype) + ", the program declares " +
+                        std::string(name(decl.type)));
+      ok = false;
+    }
     std::vector<int64_t> want;
     if (decl.kind != ParamKind::Scalar) {
       int64_t cols = evaluateDim(decl.cols, *c.cols, decl.name);
@@ -159,8 +198,8 @@ std::vector<BufferRef> buffersOf(const Program &program, const std::vector<npy::
                                  int64_t rows) {
   std::vector<BufferRef> refs;
   for (size_t i = 0; i < arrays.size(); ++i) {
-    const float *data = arrays[i].data.data();
     const npy::Array &a = arrays[i];
+    const void *data = a.raw();
     switch (program.inputs[i].kind) {
     case ParamKind::RowTensor: refs.push_back(BufferRef::matrix(data, rows, a.shape[1])); break;
     case ParamKind::ColVector: refs.push_back(BufferRef::vector(data, a.shape[0])); break;
@@ -172,8 +211,9 @@ std::vector<BufferRef> buffersOf(const Program &program, const std::vector<npy::
 
 // Checks one variant's saved output; returns its payload hash when readable.
 std::optional<std::string> checkVariant(const Case &c, const Variant &v, const ReferenceOutput *ref,
-                                        const std::string &out_name,
-                                        const std::filesystem::path &dir, Findings &findings) {
+                                        const Output &out, const std::filesystem::path &dir,
+                                        Findings &findings) {
+  const std::string &out_name = out.name;
   std::string where = c.where + " variant '" + v.name + "'";
   std::optional<npy::Array> output = readArray(dir, v.output_file, where, findings);
   if (!output)
@@ -201,7 +241,13 @@ std::optional<std::string> checkVariant(const Case &c, const Variant &v, const R
                   "output shape " + shapeText(output->shape) + ", expected " + shapeText(want));
     return hash;
   }
-  Comparison result = compare(*output, *ref, out_name);
+  if (heldType(output->dtype) != out.type) {
+    findings.fail(kind::kWrongShape, where,
+                  "the output file holds " + npy::describe(output->dtype) +
+                      ", the program's output is " + std::string(name(out.type)));
+    return hash;
+  }
+  Comparison result = compare(*output, out.type, v.kind == "peer", *ref, out_name);
   if (result.failures)
     findings.fail(kind::kFailedCheck, where,
                   "the saved output fails the FP64 oracle at " + std::to_string(result.failures) +
@@ -228,12 +274,12 @@ std::optional<std::string> checkVariant(const Case &c, const Variant &v, const R
 // from the saved arrays. Masked softmax may count only the scores it must
 // read, so there the saved sizes are an upper bound.
 void checkRooflineBytes(const Case &c, const std::vector<npy::Array> &inputs,
-                        const ReferenceOutput &ref, Findings &findings) {
+                        const ReferenceOutput &ref, DType outType, Findings &findings) {
   if (!c.roofline || !c.roofline->bytes)
     return;
-  double bytes = static_cast<double>(ref.rows * ref.cols) * sizeof(float);
+  double bytes = static_cast<double>(ref.rows * ref.cols) * static_cast<double>(bytesOf(outType));
   for (const npy::Array &a : inputs)
-    bytes += static_cast<double>(a.data.size()) * sizeof(float);
+    bytes += static_cast<double>(a.size()) * static_cast<double>(elementBytes(a));
   double recorded = *c.roofline->bytes;
   bool ok = c.op == "masked_softmax" ? recorded <= bytes : recorded == bytes;
   if (!ok)
@@ -246,15 +292,24 @@ void checkRooflineBytes(const Case &c, const std::vector<npy::Array> &inputs,
 std::optional<Program> checkCaseData(const Case &c, const std::filesystem::path &dir,
                                      Findings &findings) {
   std::optional<ReferenceOutput> ref;
-  std::string out_name = "y";
+  Output out{"y", DType::F32, Dim::C()}; // until the program says otherwise
   std::optional<Program> program = readProgram(c, dir, findings);
+  if (program) {
+    // The case's element type is its first input's (a library case holds
+    // every buffer in one type).
+    std::string declared =
+        program->inputs.empty() ? "f32" : std::string(name(program->inputs[0].type));
+    if (c.dtype != declared)
+      findings.fail(kind::kWrongShape, c.where,
+                    "dtype is '" + c.dtype + "' but the program's buffers hold " + declared);
+  }
   if (program && c.rows && c.cols) {
-    out_name = program->outputs[0].name;
+    out = program->outputs[0];
     try {
       if (auto inputs = readInputs(c, *program, dir, findings)) {
         std::vector<BufferRef> refs = buffersOf(*program, *inputs, *c.rows);
         ref = std::move(evaluateReference(*program, refs, Shape{*c.rows, *c.cols})[0]);
-        checkRooflineBytes(c, *inputs, *ref, findings);
+        checkRooflineBytes(c, *inputs, *ref, program->outputs[0].type, findings);
       }
     } catch (const std::exception &e) {
       findings.fail(kind::kWrongShape, c.where, std::string("the oracle cannot run: ") + e.what());
@@ -265,7 +320,7 @@ std::optional<Program> checkCaseData(const Case &c, const std::filesystem::path 
   // (default) variant's.
   std::map<std::string, std::string> hashes;
   for (const Variant &v : c.variants)
-    if (auto hash = checkVariant(c, v, ref ? &*ref : nullptr, out_name, dir, findings))
+    if (auto hash = checkVariant(c, v, ref ? &*ref : nullptr, out, dir, findings))
       hashes[v.name] = *hash;
   if (c.variants.empty() || !hashes.count(c.variants[0].name))
     return program;

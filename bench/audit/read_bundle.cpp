@@ -219,6 +219,8 @@ Case readCase(const json &value, size_t index, FieldReader &fields) {
     c.where = "case " + inQuotes(c.id);
   }
   c.op = fields.string(value, "op", c.where).value_or("");
+  if (value.contains("dtype")) // bundles before bf16 cases have none: f32
+    c.dtype = fields.string(value, "dtype", c.where).value_or("");
   c.rows = fields.integer(value, "rows", c.where);
   c.cols = fields.integer(value, "cols", c.where);
   for (auto *dim : {&c.rows, &c.cols})

@@ -10,9 +10,13 @@ timer, without Python. Nothing here changes Inductor's configuration except
 compile_threads = 1, which moves g++ into this process (so its command line
 can be recorded) and changes no kernel.
 
-    python inductor_kernels.py --out DIR --case rmsnorm:17:65:1 [--case ...]
+    python inductor_kernels.py --out DIR --case rmsnorm:17:65:1[:bf16] [--case ...]
 
-Writes, per case, DIR/<op>-<R>x<C>-t<N>/: plan.json, kernel_<i>.so and
+A case's optional fifth field is the element type of every input and the
+output (f32, bf16 or f16): the reference then runs on tensors of that type,
+as a model held in it does, and Inductor generates its kernels for it.
+
+Writes, per case, DIR/<op>-<R>x<C>-t<N>/ (f32) or DIR/<op>-<type>-<R>x<C>-t<N>/: plan.json, kernel_<i>.so and
 kernel_<i>.cpp (Inductor's files, copied), wrapper.py (the output code
 module, whose call() the plan replays). A case Inductor cannot serve gets a
 plan.json holding only "error". Exit code 0 unless the arguments are bad or
@@ -165,7 +169,10 @@ def compiler_record(torch):
     }
 
 
-def build_case(torch, fn, op, rows, cols, threads, out_dir, built_commands):
+DTYPES = {"f32": "float32", "bf16": "bfloat16", "f16": "float16"}
+
+
+def build_case(torch, fn, op, rows, cols, threads, dtype, out_dir, built_commands):
     torch.set_num_threads(threads)
     torch._dynamo.reset()
     from torch._inductor.codecache import PyCodeCache
@@ -173,6 +180,8 @@ def build_case(torch, fn, op, rows, cols, threads, out_dir, built_commands):
     inputs = [torch.randn(s, generator=gen) for s in input_shapes(op, rows, cols)]
     if op in ("layernorm", "rmsnorm"):
         inputs[1] = inputs[1].abs() + 0.5
+    element = getattr(torch, DTYPES[dtype])
+    inputs = [t.to(element) for t in inputs]
     known = {id(m) for m in PyCodeCache.modules}
     first_built = len(built_commands)
     compiled = torch.compile(fn, backend="inductor", dynamic=False, fullgraph=True)
@@ -217,7 +226,7 @@ def build_case(torch, fn, op, rows, cols, threads, out_dir, built_commands):
     # The replay the C++ peer will do, here with Inductor's own kernels:
     # fresh buffers, the recorded sequence, nothing else. It must give the
     # compiled call's bits, or the plan misses part of the graph.
-    replay_out = torch.full((rows, cols), float("nan"))
+    replay_out = torch.full((rows, cols), float("nan"), dtype=element)
     scratch = [torch.empty(n, dtype=torch.uint8) for n in buffers]
 
     def bind(arg):
@@ -226,7 +235,7 @@ def build_case(torch, fn, op, rows, cols, threads, out_dir, built_commands):
         base = {"input": lambda: inputs[arg["index"]], "output": lambda: replay_out,
                 "buffer": lambda: scratch[arg["index"]]}[arg["kind"]]()
         flat = base.reshape(-1).view(torch.uint8)
-        return flat[arg["offset"]:].view(torch.float32)
+        return flat[arg["offset"]:].view(element)
     for call in calls:
         recorder.kernels[names[call["kernel"]]](*[bind(a) for a in call["args"]])
     if not torch.equal(replay_out, want):
@@ -257,12 +266,16 @@ def shared_libraries(torch):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--out", required=True)
-    p.add_argument("--case", action="append", default=[], help="OP:ROWS:COLS:THREADS")
+    p.add_argument("--case", action="append", default=[], help="OP:ROWS:COLS:THREADS[:TYPE]")
     a = p.parse_args()
     cases = []
     for spec in a.case:
-        op, r, c, t = spec.split(":")
-        cases.append((op, int(r), int(c), int(t)))
+        fields = spec.split(":")
+        op, r, c, t = fields[:4]
+        dtype = fields[4] if len(fields) > 4 else "f32"
+        if dtype not in DTYPES:
+            p.error(f"case {spec!r}: the type is one of {', '.join(DTYPES)}")
+        cases.append((op, int(r), int(c), int(t), dtype))
     import torch
     from torch._inductor import config, cpp_builder
     # g++ in this process, so the command line of each kernel it builds
@@ -279,25 +292,26 @@ def main():
     refs = references(torch)
     record = compiler_record(torch)
     libraries = shared_libraries(torch)
-    for op, rows, cols, threads in cases:
-        case_dir = os.path.join(a.out, f"{op}-{rows}x{cols}-t{threads}")
+    for op, rows, cols, threads, dtype in cases:
+        label = op if dtype == "f32" else f"{op}-{dtype}"
+        case_dir = os.path.join(a.out, f"{label}-{rows}x{cols}-t{threads}")
         os.makedirs(case_dir, exist_ok=True)
         try:
             if op not in refs:
                 raise RuntimeError(f"no PyTorch reference for op {op!r}")
-            plan = build_case(torch, refs[op], op, rows, cols, threads, case_dir,
+            plan = build_case(torch, refs[op], op, rows, cols, threads, dtype, case_dir,
                               built_commands)
-            plan.update({"op": op, "rows": rows, "cols": cols, "inductor": record,
-                         "libraries": libraries})
+            plan.update({"op": op, "rows": rows, "cols": cols, "dtype": dtype,
+                         "inductor": record, "libraries": libraries})
         except Exception as e:  # the peer reports it; other cases go on
-            plan = {"op": op, "rows": rows, "cols": cols,
+            plan = {"op": op, "rows": rows, "cols": cols, "dtype": dtype,
                     "error": f"{type(e).__name__}: {e}".splitlines()[0],
                     "trace": traceback.format_exc()}
         tmp = os.path.join(case_dir, "plan.json.tmp")
         with open(tmp, "w") as f:
             json.dump(plan, f, indent=1)
         os.replace(tmp, os.path.join(case_dir, "plan.json"))
-        print(f"{op} {rows}x{cols} t{threads}: "
+        print(f"{label} {rows}x{cols} t{threads}: "
               f"{plan.get('error') or str(len(plan['calls'])) + ' kernel call(s)'}",
               file=sys.stderr, flush=True)
     return 0

@@ -57,9 +57,11 @@ template <size_t... N> constexpr auto trampolines(std::index_sequence<N...>) {
 }
 constexpr auto kTrampolines = trampolines(std::make_index_sequence<kMaxArgs + 1>{});
 
-std::string caseKey(const std::string &op, int64_t rows, int64_t cols, int threads) {
-  return op + "-" + std::to_string(rows) + "x" + std::to_string(cols) + "-t" +
-         std::to_string(threads);
+// The case's folder, as inductor_kernels.py names it.
+std::string caseKey(const std::string &op, const std::string &dtype, int64_t rows, int64_t cols,
+                    int threads) {
+  return op + (dtype == "f32" ? "" : "-" + dtype) + "-" + std::to_string(rows) + "x" +
+         std::to_string(cols) + "-t" + std::to_string(threads);
 }
 
 nlohmann::json readPlan(const fs::path &file) {
@@ -159,13 +161,13 @@ struct Builds {
     std::vector<std::string> keys;
     for (const RunPlan::Case &c : cases)
       for (int t : thread_counts) {
-        std::string key = caseKey(c.op, c.rows, c.cols, t);
+        std::string key = caseKey(c.op, c.dtype, c.rows, c.cols, t);
         if (built.count(key) || std::find(keys.begin(), keys.end(), key) != keys.end())
           continue;
         keys.push_back(key);
         args.push_back("--case");
         args.push_back(c.op + ":" + std::to_string(c.rows) + ":" + std::to_string(c.cols) + ":" +
-                       std::to_string(t));
+                       std::to_string(t) + ":" + c.dtype);
       }
     if (keys.empty())
       return;
@@ -213,6 +215,9 @@ public:
     return op == "rope" || op == "layernorm" || op == "swiglu" || op == "rmsnorm" ||
            op == "gelu_residual" || op == "masked_softmax";
   }
+  bool runs(const std::string &op, const std::string &dtype) const override {
+    return supports(op) && (dtype == "f32" || dtype == "bf16" || dtype == "f16");
+  }
   std::unique_ptr<Peer> withThreads(int threads) const override {
     std::lock_guard<std::mutex> lock(builds_->mutex);
     builds_->thread_counts.insert(threads);
@@ -221,15 +226,15 @@ public:
   void anticipate(const RunPlan &plan) override {
     std::vector<RunPlan::Case> mine;
     for (const RunPlan::Case &c : plan.cases)
-      if (supports(c.op))
+      if (runs(c.op, c.dtype))
         mine.push_back(c);
     if (!mine.empty())
       builds_->build(mine, plan.dir / "inductor");
   }
   std::unique_ptr<PreparedPeer> prepare(const CaseBuffers &b) const override {
     requireRunnable(*this, b);
-    builds_->build({{b.op, b.rows, b.cols}}, {});
-    std::string key = caseKey(b.op, b.rows, b.cols, threads_);
+    builds_->build({{b.op, b.rows, b.cols, b.dtype}}, {});
+    std::string key = caseKey(b.op, b.dtype, b.rows, b.cols, threads_);
     fs::path dir = builds_->dir / key;
     nlohmann::json plan = readPlan(dir / "plan.json");
     if (plan.contains("error"))

@@ -15,12 +15,16 @@ namespace lanejit::bench {
 // One case's buffers as the runner allocated them: 64-byte aligned, dense
 // rows (row stride == cols for [R,C] tensors, C/2 for RoPE's cos/sin), in the
 // library program's declaration order. Already filled and touched once.
+// Every buffer holds elements of `dtype`: "f32", or "bf16" / "f16" (16-bit
+// patterns, docs/element-types.md) when the case is the operator with its
+// buffers in that type.
 struct CaseBuffers {
   std::string op; // library::Entry name: rope, layernorm, swiglu, rmsnorm,
                   // gelu_residual, masked_softmax
+  std::string dtype = "f32";
   int64_t rows = 0, cols = 0;
-  std::vector<const float *> inputs;
-  std::vector<float *> outputs;
+  std::vector<const void *> inputs;
+  std::vector<void *> outputs;
 };
 
 // Everything a peer sets up (tensors wrapping the buffers, oneDNN
@@ -55,6 +59,7 @@ struct RunPlan {
   struct Case {
     std::string op;
     int64_t rows = 0, cols = 0;
+    std::string dtype = "f32";
   };
   std::vector<Case> cases;
   std::filesystem::path dir;
@@ -66,6 +71,11 @@ public:
   virtual std::string name() const = 0;        // short id: naive, avx512, torch, onednn
   virtual std::string description() const = 0; // how it runs, for the bundle
   virtual bool supports(const std::string &op) const = 0;
+  // Whether it runs `op` with buffers of `dtype` (CaseBuffers::dtype); by
+  // default, the operators it supports in f32 only.
+  virtual bool runs(const std::string &op, const std::string &dtype) const {
+    return dtype == "f32" && supports(op);
+  }
   virtual std::unique_ptr<PreparedPeer> prepare(const CaseBuffers &buffers) const = 0;
   // The same library on `threads` threads (named NAME-tN), or null when this
   // peer has no thread setting (naive loops, hand-written AVX-512).
@@ -81,6 +91,14 @@ struct PeerSkipped : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// atol = rtol of the oracle check of a peer's output in a case of `dtype`,
+// where lanejit's own check (atol = rtol = 5e-5 plus one unit in the last
+// place) does not hold it: eager rounds every intermediate to a 16-bit type,
+// so RoPE's and GELU + residual's differences of rounded products are off
+// by units of the operands' last place. bf16: 2^-5, f16: 2^-8 (two units in
+// the last place at 2.0); f32: 5e-5, the same as lanejit's.
+double peerTolerance(const std::string &dtype);
+
 // Appends, for t = 2 .. threads, every peer's withThreads(t): the peers at
 // the thread counts of lanejit-t2 ... lanejit-tN.
 void addThreadedPeers(std::vector<std::unique_ptr<Peer>> &peers, int threads);
@@ -89,13 +107,14 @@ void addThreadedPeers(std::vector<std::unique_ptr<Peer>> &peers, int threads);
 std::vector<std::unique_ptr<Peer>> availablePeers();
 
 // The roofline: bytes a case must move per call (every input read once,
-// every output written once; masked_softmax counts only the scores that take
-// part, c <= r mod C, so the floor stays a floor), and single-thread
+// every output written once, `element_bytes` each: 4 for f32, 2 for bf16 and
+// f16; masked_softmax counts only the scores that take part, c <= r mod C,
+// so the floor stays a floor), and single-thread
 // bandwidth measured now over arrays totalling that footprint (allocated and
 // touched once, best of repeated passes within the budget). Errors are
 // lanejit::Error(Kind::Bind): an unknown op or negative shape for bytesMoved,
 // a non-positive footprint or budget for measureBandwidth.
-int64_t bytesMoved(const std::string &op, int64_t rows, int64_t cols);
+int64_t bytesMoved(const std::string &op, int64_t rows, int64_t cols, int64_t element_bytes = 4);
 // One stream's raw timings: samples of `passes` back-to-back passes, each
 // moving `bytes_per_pass` (reads + writes). The rate is the best sample.
 struct StreamSamples {

@@ -16,11 +16,15 @@ size_t opInputCount(const std::string &op) {
   throw Error(Error::Kind::Bind, "unknown operator '" + op + "' for a benchmark peer");
 }
 
+double peerTolerance(const std::string &dtype) {
+  return dtype == "bf16" ? 0x1p-5 : dtype == "f16" ? 0x1p-8 : 5e-5;
+}
+
 void requireRunnable(const Peer &peer, const CaseBuffers &b) {
   std::string who = "peer '" + peer.name() + "' on " + b.op + ": ";
   size_t inputs = opInputCount(b.op);
-  if (!peer.supports(b.op))
-    throw Error(Error::Kind::Bind, who + "operator not supported here");
+  if (!peer.runs(b.op, b.dtype))
+    throw Error(Error::Kind::Bind, who + "operator not supported here in " + b.dtype);
   if (b.inputs.size() != inputs || b.outputs.size() != 1)
     throw Error(Error::Kind::Bind,
                 who + "expected " + std::to_string(inputs) + " inputs and 1 output, got " +
@@ -28,7 +32,7 @@ void requireRunnable(const Peer &peer, const CaseBuffers &b) {
   if (b.rows < 1 || b.cols < 1 || (b.op == "rope" && b.cols % 2 != 0))
     throw Error(Error::Kind::Bind,
                 who + "bad shape " + std::to_string(b.rows) + "x" + std::to_string(b.cols));
-  for (const float *p : b.inputs)
+  for (const void *p : b.inputs)
     if (!p)
       throw Error(Error::Kind::Bind, who + "null input buffer");
   if (!b.outputs[0])
@@ -39,8 +43,12 @@ namespace {
 
 class FunctionPrepared : public PreparedPeer {
 public:
+  // Row functions are f32 (requireRunnable has checked the dtype).
   FunctionPrepared(RowsFunction fn, const CaseBuffers &b)
-      : fn_(fn), inputs_(b.inputs), output_(b.outputs[0]), rows_(b.rows), cols_(b.cols) {}
+      : fn_(fn), output_(static_cast<float *>(b.outputs[0])), rows_(b.rows), cols_(b.cols) {
+    for (const void *p : b.inputs)
+      inputs_.push_back(static_cast<const float *>(p));
+  }
   void call() override { fn_(inputs_.data(), output_, rows_, cols_); }
 
 private:

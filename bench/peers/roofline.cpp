@@ -16,10 +16,10 @@
 
 namespace lanejit::bench {
 
-int64_t bytesMoved(const std::string &op, int64_t rows, int64_t cols) {
-  if (rows < 0 || cols < 0)
-    throw Error(Error::Kind::Bind, "bytesMoved: negative shape");
-  const int64_t f = sizeof(float), rc = rows * cols;
+int64_t bytesMoved(const std::string &op, int64_t rows, int64_t cols, int64_t element_bytes) {
+  if (rows < 0 || cols < 0 || element_bytes <= 0)
+    throw Error(Error::Kind::Bind, "bytesMoved: negative shape or element size");
+  const int64_t f = element_bytes, rc = rows * cols;
   if (op == "rope") // x, cos + sin (half width each), y
     return (rc + rc + rc) * f;
   if (op == "layernorm") // x, y, gamma, beta

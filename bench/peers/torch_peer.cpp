@@ -51,13 +51,23 @@ void initTorchOnce() {
   });
 }
 
-at::Tensor wrap(const float *p, at::IntArrayRef sizes) {
-  return at::from_blob(const_cast<float *>(p), sizes, at::TensorOptions().dtype(at::kFloat));
+// The case's element type: eager runs every op in it, as a model held in
+// bf16 or f16 does.
+at::ScalarType scalarType(const std::string &dtype) {
+  if (dtype == "bf16")
+    return at::kBFloat16;
+  if (dtype == "f16")
+    return at::kHalf;
+  return at::kFloat;
+}
+
+at::Tensor wrap(const void *p, at::IntArrayRef sizes, at::ScalarType type) {
+  return at::from_blob(const_cast<void *>(p), sizes, at::TensorOptions().dtype(type));
 }
 
 // A temporary, allocated and touched once here rather than per call.
-at::Tensor scratch(at::IntArrayRef sizes) {
-  return at::empty(sizes, at::TensorOptions().dtype(at::kFloat)).fill_(0);
+at::Tensor scratch(at::IntArrayRef sizes, at::ScalarType type) {
+  return at::empty(sizes, at::TensorOptions().dtype(type)).fill_(0);
 }
 
 // A timed body, and what (untimed) puts its last result into y.
@@ -89,7 +99,10 @@ private:
 
 Body bodyFor(const CaseBuffers &b) {
   const int64_t R = b.rows, C = b.cols;
-  const std::vector<const float *> &in = b.inputs;
+  const at::ScalarType type = scalarType(b.dtype);
+  auto wrap = [type](const void *p, at::IntArrayRef sizes) { return bench::wrap(p, sizes, type); };
+  auto scratch = [type](at::IntArrayRef sizes) { return bench::scratch(sizes, type); };
+  const std::vector<const void *> &in = b.inputs;
   at::Tensor y = wrap(b.outputs[0], {R, C});
   if (b.op == "rope") {
     const int64_t h = C / 2;
@@ -177,12 +190,16 @@ public:
            "the mask built in prepare (masked_fill's effect, one pass), softmax_out); layernorm: "
            "at::layer_norm, its fresh result (memory reused by the allocator) copied into y "
            "after the timed calls, untimed (native_layer_norm_out computes then copies, and "
-           "measured no faster). ATen CPU capability: " +
+           "measured no faster). bf16 and f16 cases: the same ops on tensors of that type, as "
+           "eager runs a model held in it. ATen CPU capability: " +
            capabilityLine();
   }
   bool supports(const std::string &op) const override {
     return op == "rope" || op == "layernorm" || op == "swiglu" || op == "rmsnorm" ||
            op == "gelu_residual" || op == "masked_softmax";
+  }
+  bool runs(const std::string &op, const std::string &dtype) const override {
+    return supports(op) && (dtype == "f32" || dtype == "bf16" || dtype == "f16");
   }
   std::unique_ptr<PreparedPeer> prepare(const CaseBuffers &b) const override {
     requireRunnable(*this, b);

@@ -55,6 +55,31 @@ TEST(BenchCases, LibraryCaseParsesOpAndShape) {
   EXPECT_EQ(c.shape.cols, 33);
 }
 
+TEST(BenchCases, ATypedLibraryCaseHoldsEveryBufferInItsType) {
+  CaseSpec c = libraryCase("rmsnorm:1024x4097:bf16");
+  EXPECT_EQ(c.id, "rmsnorm-bf16-1024x4097");
+  EXPECT_EQ(c.op, "rmsnorm"); // the peers still know it
+  EXPECT_EQ(caseType(c), "bf16");
+  for (const Param &p : c.program.inputs)
+    EXPECT_EQ(p.type, DType::BF16) << p.name;
+  EXPECT_EQ(c.program.outputs[0].type, DType::BF16);
+  EXPECT_EQ(libraryCase("rope:3x8:f16").id, "rope-f16-3x8");
+  EXPECT_EQ(libraryCase("rope:3x8:f32").id, "rope-3x8");
+  EXPECT_EQ(caseType(libraryCase("rope:3x8")), "f32");
+  EXPECT_THROW(libraryCase("rope:3x8:f64"), Error);
+}
+
+TEST(BenchCases, Bf16SetIsTheLargeShapeInEveryTypeAndDecodeInBf16) {
+  std::vector<CaseSpec> cases = halfCases();
+  ASSERT_EQ(cases.size(), 6u * 3 + decodeCases().size());
+  EXPECT_EQ(cases[0].id, "rope-1024x4098");
+  EXPECT_EQ(cases[1].id, "rope-bf16-1024x4098");
+  EXPECT_EQ(cases[2].id, "rope-f16-1024x4098");
+  EXPECT_EQ(cases[18].id, "rmsnorm-bf16-1x1048576");
+  for (size_t i = 18; i < cases.size(); ++i)
+    EXPECT_EQ(caseType(cases[i]), "bf16") << cases[i].id;
+}
+
 TEST(BenchCases, BadSpecsAreErrors) {
   EXPECT_THROW(libraryCase("rope"), Error);
   EXPECT_THROW(libraryCase("rope:17"), Error);

@@ -62,7 +62,7 @@ public:
   bool supports(const std::string &op) const override { return op == "swiglu"; }
   std::unique_ptr<PreparedPeer> prepare(const CaseBuffers &b) const override {
     auto p = std::make_unique<Prepared>();
-    p->after_output = b.outputs[0] + b.rows * b.cols;
+    p->after_output = static_cast<float *>(b.outputs[0]) + b.rows * b.cols;
     return p;
   }
 };
@@ -163,6 +163,64 @@ TEST(BenchEndToEnd, ATinyRunWritesACompleteBundle) {
   for (const std::string &failure : audited.failures)
     caught = caught || failure.find("warm compile ms") != std::string::npos;
   EXPECT_TRUE(caught) << "the audit did not compare report.md's compile times with the bundle";
+#endif
+  fs::remove_all(result.bundle_dir);
+}
+
+TEST(BenchEndToEnd, SixteenBitCasesAreMeasuredCheckedAndAudited) {
+  // bf16 and f16 cases with every variant that runs them: 16-bit files in
+  // the bundle, the roofline at 2 bytes an element, the audit passing; then
+  // a tampered bf16 output and a wrong dtype are caught.
+  BenchOptions options;
+  options.protocol = tinyProtocol();
+  options.cases = {libraryCase("rmsnorm:3x37:bf16"), libraryCase("swiglu:4x20:f16")};
+  options.only = {"lanejit", "lanejit-nospec", "naive", "avx512", "torch"};
+  options.out_dir = freshDir("bench-e2e-half");
+  options.progress = false;
+  BenchResult result = runBench(options);
+  EXPECT_TRUE(result.record.passed());
+  ASSERT_EQ(result.record.cases.size(), 2u);
+  EXPECT_EQ(result.record.cases[0].dtype, "bf16");
+  EXPECT_EQ(result.record.cases[1].dtype, "f16");
+  for (const CaseRecord &c : result.record.cases) {
+    for (const VariantRecord &v : c.variants)
+      EXPECT_NE(v.name, "naive") << c.id << ": naive loops are f32 only";
+    for (const RoundRecord &round : c.rounds)
+      for (const VisitRecord &v : round.visits)
+        EXPECT_TRUE(v.ok()) << c.id << " " << v.variant << ": " << v.status;
+  }
+  nlohmann::json bundle = readJson(result.bundle_dir / "bundle.json");
+  EXPECT_EQ(bundle["cases"][0]["id"], "rmsnorm-bf16-3x37");
+  EXPECT_EQ(bundle["cases"][0]["dtype"], "bf16");
+  // The arrays are 16-bit .npy files: bf16 as np.save writes ml_dtypes'.
+  std::string x = test::slurp(result.bundle_dir / "inputs/rmsnorm-bf16-3x37/x.npy");
+  EXPECT_NE(x.find("'descr': '<V2'"), std::string::npos);
+  std::string y = test::slurp(result.bundle_dir / "outputs/swiglu-f16-4x20/lanejit.npy");
+  EXPECT_NE(y.find("'descr': '<f2'"), std::string::npos);
+#ifdef LANEJIT_HAVE_AUDIT
+  audit::AuditResult audited = audit::auditBundle(result.bundle_dir);
+  for (const std::string &failure : audited.failures)
+    ADD_FAILURE() << "audit: " << failure;
+  EXPECT_TRUE(audited.pass());
+  // One bf16 output element moved by 4 units in its last place (its file's
+  // hash re-recorded): the saved output's hash and the oracle both object.
+  fs::path out = result.bundle_dir / "outputs/rmsnorm-bf16-3x37/lanejit.npy";
+  std::string bytes = test::slurp(out);
+  bytes[bytes.size() - 2] = static_cast<char>(bytes[bytes.size() - 2] + 4);
+  std::ofstream(out, std::ios::binary) << bytes;
+  nlohmann::json edited = bundle;
+  edited["files"]["outputs/rmsnorm-bf16-3x37/lanejit.npy"] = fileSha256(out);
+  edited["cases"][1]["dtype"] = "bf16"; // the f16 case called bf16
+  std::ofstream(result.bundle_dir / "bundle.json") << edited.dump(1);
+  audited = audit::auditBundle(result.bundle_dir);
+  bool hash = false, oracle = false, dtype = false;
+  for (const std::string &failure : audited.failures) {
+    hash = hash || failure.find("output_sha256") != std::string::npos;
+    oracle = oracle || failure.find("fails the FP64 oracle") != std::string::npos;
+    dtype = dtype || failure.find("dtype is 'bf16'") != std::string::npos;
+  }
+  EXPECT_TRUE(hash && oracle && dtype) << "hash " << hash << " oracle " << oracle << " dtype "
+                                       << dtype;
 #endif
   fs::remove_all(result.bundle_dir);
 }

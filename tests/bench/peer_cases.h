@@ -25,12 +25,13 @@ inline const Peer *findPeer(const std::vector<std::unique_ptr<Peer>> &peers,
 inline CaseBuffers buffersOf(const std::string &op, check::Case &c) {
   CaseBuffers b;
   b.op = op;
+  b.dtype = c.inputs.empty() ? "f32" : std::string(name(c.inputs[0].type()));
   b.rows = c.shape.rows;
   b.cols = c.shape.cols;
   for (const check::GuardedBuffer &in : c.inputs)
-    b.inputs.push_back(in.data());
+    b.inputs.push_back(in.raw());
   for (check::GuardedBuffer &out : c.outputs)
-    b.outputs.push_back(out.data());
+    b.outputs.push_back(out.raw());
   return b;
 }
 

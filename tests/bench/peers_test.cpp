@@ -8,6 +8,7 @@
 #include <lanejit/check.h>
 #include <lanejit/error.h>
 #include <lanejit/library.h>
+#include <lanejit/reference.h>
 
 #include <gtest/gtest.h>
 
@@ -87,6 +88,61 @@ TEST_P(EachPeer, EverySupportedOperatorMatchesTheOracle) {
     GTEST_SKIP() << GetParam() << " supports nothing on this CPU";
 }
 
+// A peer's bf16 or f16 output against the oracle at peerTolerance (where
+// lanejit's stricter check does not already hold it), twice, inputs and
+// guards intact.
+::testing::AssertionResult runsCorrectlyIn(const Peer &peer, const std::string &op, DType type,
+                                           Shape shape) {
+  std::string where = peer.name() + " " + op + " " + std::string(name(type)) + " " +
+                      std::to_string(shape.rows) + "x" + std::to_string(shape.cols) + ": ";
+  check::Case c = check::makeCase(withStorage(library::byName(op), type), shape,
+                                  check::Fill::Random, /*seed=*/7);
+  std::vector<BufferRef> inputs = c.inputRefs();
+  ReferenceOutput want = evaluateReference(c.program, inputs, c.shape)[0];
+  std::vector<uint64_t> input_hashes;
+  for (const check::GuardedBuffer &in : c.inputs)
+    input_hashes.push_back(in.hash());
+  std::unique_ptr<PreparedPeer> prepared = peer.prepare(buffersOf(op, c));
+  const double t = peerTolerance(std::string(name(type)));
+  for (int visit = 0; visit < 2; ++visit) {
+    c.outputs[0].fill(std::nanf(""));
+    prepared->call();
+    prepared->finish();
+    for (int64_t r = 0; r < shape.rows; ++r)
+      for (int64_t col = 0; col < shape.cols; ++col) {
+        double y = c.outputs[0].get(r, col), w = want.at(r, col);
+        if (!check::agrees(y, w, type) && !(std::abs(y - w) <= t + t * std::abs(w)))
+          return ::testing::AssertionFailure()
+                 << where << "y[" << r << "," << col << "] = " << y << ", the oracle says " << w;
+      }
+    for (size_t i = 0; i < c.inputs.size(); ++i)
+      if (c.inputs[i].hash() != input_hashes[i] || !c.inputs[i].guardsIntact())
+        return ::testing::AssertionFailure() << where << "input " << i << " changed";
+    if (!c.outputs[0].guardsIntact())
+      return ::testing::AssertionFailure() << where << "output guard zone damaged";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST_P(EachPeer, SixteenBitOperatorsMatchTheOracleAtThePeerTolerance) {
+  auto peers = availablePeers();
+  const Peer *peer = findPeer(peers, GetParam());
+  if (!peer)
+    GTEST_SKIP() << GetParam() << " peer not built here";
+  int ran = 0;
+  for (DType type : {DType::BF16, DType::F16})
+    for (const library::Entry &e : library::all()) {
+      if (!peer->runs(e.name, std::string(name(type))))
+        continue;
+      for (Shape s : shapesFor(e.name)) {
+        EXPECT_TRUE(runsCorrectlyIn(*peer, e.name, type, s));
+        ++ran;
+      }
+    }
+  if (ran == 0)
+    GTEST_SKIP() << GetParam() << " runs no operator in bf16 or f16 here";
+}
+
 INSTANTIATE_TEST_SUITE_P(Peers, EachPeer,
                          ::testing::Values("naive", "avx512", "avx512-rows", "torch", "onednn"),
                          [](const auto &info) {
@@ -111,6 +167,25 @@ TEST(Peers, ComeInTheFixedOrderWithDescriptions) {
     ++next;
     EXPECT_GT(p->description().size(), 20u) << p->name();
   }
+}
+
+TEST(Peers, RunTheElementTypesTheyClaim) {
+  auto peers = availablePeers();
+  for (const auto &p : peers)
+    for (const library::Entry &e : library::all())
+      EXPECT_EQ(p->runs(e.name, "f32"), p->supports(e.name)) << p->name() << " " << e.name;
+  EXPECT_FALSE(findPeer(peers, "naive")->runs("rmsnorm", "bf16")); // naive loops stay f32
+  if (const Peer *torch = findPeer(peers, "torch")) {
+    for (const char *type : {"bf16", "f16"})
+      EXPECT_TRUE(torch->runs("rope", type)) << type;
+  }
+  if (const Peer *onednn = findPeer(peers, "onednn")) {
+    EXPECT_TRUE(onednn->runs("layernorm", "bf16"));
+    EXPECT_FALSE(onednn->runs("layernorm", "f16"));
+  }
+  EXPECT_EQ(peerTolerance("bf16"), 0x1p-5);
+  EXPECT_EQ(peerTolerance("f16"), 0x1p-8);
+  EXPECT_EQ(peerTolerance("f32"), check::kTolerance);
 }
 
 TEST(Peers, SupportWhatTheyClaim) {
@@ -163,6 +238,10 @@ TEST(Roofline, BytesMovedMatchTheAnchors) {
   EXPECT_NEAR(bytesMoved("swiglu", 1024, 4097) / 1e6, 50.3, 0.05);
   EXPECT_EQ(bytesMoved("rmsnorm", 2, 8), (2 * 16 + 8) * 4);
   EXPECT_EQ(bytesMoved("gelu_residual", 2, 8), 3 * 16 * 4);
+  // bf16 and f16: two bytes an element.
+  EXPECT_EQ(bytesMoved("rmsnorm", 1024, 4097, 2), (2 * 1024 * 4097 + 4097) * 2);
+  EXPECT_EQ(bytesMoved("masked_softmax", 3, 4, 2), (6 + 12) * 2);
+  EXPECT_THROW(bytesMoved("rmsnorm", 2, 2, 0), Error);
 }
 
 TEST(Roofline, MaskedSoftmaxReadsOnlyTheValidScores) {

@@ -24,7 +24,7 @@ struct BenchArgs {
   bool no_progress = false;
   bool aot = false;
   bool threads_given = false;
-  std::string case_set; // --cases: default, decode or narrow
+  std::string case_set; // --cases: default, decode, narrow or bf16
   int threads = 0;      // --threads; 0: the affinity count
 };
 
@@ -68,6 +68,8 @@ bench::BenchOptions optionsOf(const BenchArgs &args) {
     options.cases = bench::decodeCases();
   if (args.case_set == "narrow")
     options.cases = bench::narrowCases();
+  if (args.case_set == "bf16")
+    options.cases = bench::halfCases();
   if (!args.cases.empty() || !args.programs.empty()) {
     if (!args.case_set.empty())
       throw Error(Error::Kind::Bind, "bench: --cases and --case/--program exclude each other");
@@ -96,7 +98,9 @@ std::function<int()> addBenchCommand(CLI::App &app) {
   bench->add_option("--warmup-ms", args->warmup_ms, "warmup per visit (custom protocol)");
   bench->add_option("--target-ms", args->target_ms, "minimum sample length (custom protocol)");
   bench->add_option("--samples", args->samples, "samples per visit (custom protocol)");
-  bench->add_option("--case", args->cases, "library case OP:RxC, e.g. rope:17x66 (repeatable)")
+  bench->add_option("--case", args->cases,
+                    "library case OP:RxC[:TYPE], e.g. rope:17x66 or rmsnorm:1024x4097:bf16 "
+                    "(repeatable)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   bench->add_option("--program", args->programs, "text program file (repeatable, with --shape)")
@@ -111,9 +115,10 @@ std::function<int()> addBenchCommand(CLI::App &app) {
       ->delimiter(',');
   bench
       ->add_option("--cases", args->case_set,
-                   "a case set: default (the seed's shapes), decode (few long rows) or narrow "
-                   "(rows of 8 and 64 columns)")
-      ->check(CLI::IsMember({"default", "decode", "narrow"}));
+                   "a case set: default (the seed's shapes), decode (few long rows), narrow "
+                   "(rows of 8 and 64 columns) or bf16 (the large shape in f32, bf16 and f16, "
+                   "decode in bf16)")
+      ->check(CLI::IsMember({"default", "decode", "narrow", "bf16"}));
   bench
       ->add_option("--threads", args->threads,
                    "top thread count N: lanejit-t2 .. lanejit-tN and the peers at those counts "

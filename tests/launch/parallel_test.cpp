@@ -8,6 +8,7 @@
 #include "launch/row_launch.h"
 #include "launch/thread_pool.h"
 #include "support/entry_args.h"
+#include "support/output_bits.h"
 #include "support/testing.h"
 
 #include <lanejit/error.h>
@@ -32,26 +33,22 @@ struct SplitEverything {
   ~SplitEverything() { launch::setMinWorkNs(saved); }
 };
 
-std::vector<std::vector<float>> outputsOf(const check::Case &c) {
-  std::vector<std::vector<float>> out;
-  for (const check::GuardedBuffer &b : c.outputs)
-    out.emplace_back(b.data(), b.data() + b.elements());
-  return out;
-}
+using test::Outputs;
+using test::outputsOf;
 
 // Runs `kernel` on a fresh seeded case at each thread count and expects
 // the outputs of threads = 1 bit for bit; also checks the guards.
 ::testing::AssertionResult sameBitsAtEveryThreadCount(const Kernel &kernel, Shape shape) {
   check::Case c = check::makeCase(kernel.program(), shape, check::Fill::Random, 7);
   kernel.run(c.inputRefs(), c.outputRefs(), 1);
-  std::vector<std::vector<float>> want = outputsOf(c);
+  Outputs want = outputsOf(c);
   for (int threads = 2; threads <= 8; ++threads) {
     for (check::GuardedBuffer &b : c.outputs)
       b.fill(std::numeric_limits<float>::quiet_NaN());
     kernel.run(c.inputRefs(), c.outputRefs(), threads);
-    std::vector<std::vector<float>> got = outputsOf(c);
+    Outputs got = outputsOf(c);
     for (size_t i = 0; i < got.size(); ++i)
-      if (std::memcmp(got[i].data(), want[i].data(), got[i].size() * sizeof(float)) != 0)
+      if (got[i] != want[i])
         return ::testing::AssertionFailure()
                << kernel.program().name << " " << shape.rows << "x" << shape.cols << " output " << i
                << " differs at threads=" << threads;
@@ -138,7 +135,7 @@ struct Reference {
   Kernel kernel = compile(library::layerNorm(), test::targetOptions());
   Shape shape{64, 257};
   check::Case c = check::makeCase(kernel.program(), shape, check::Fill::Random, 3);
-  std::vector<std::vector<float>> want;
+  Outputs want;
   Reference() {
     kernel.run(c.inputRefs(), c.outputRefs(), 1);
     want = outputsOf(c);
@@ -221,13 +218,13 @@ TEST(Parallel, LargeCallsAreSplitByDefault) {
 struct EntryCall {
   Kernel kernel;
   check::Case c;
-  std::vector<std::vector<float>> want;
+  Outputs want;
   test::EntryArgs e;
   EntryCall(const Program &program, Shape shape)
       : kernel(compile(program, test::targetOptions())),
         c(check::makeCase(kernel.program(), shape, check::Fill::Random, 1)),
         want(oneThreadOutputs(kernel, c)), e(kernel, c) {}
-  static std::vector<std::vector<float>> oneThreadOutputs(const Kernel &k, check::Case &c) {
+  static Outputs oneThreadOutputs(const Kernel &k, check::Case &c) {
     k.run(c.inputRefs(), c.outputRefs(), 1);
     return outputsOf(c);
   }
@@ -266,9 +263,10 @@ TEST(Parallel, RepeatedRunEntryFollowsTheCostModelAndTheShape) {
   ln.e.args.rows = 16;
   ln.c.outputs[0].fill(0);
   ln.kernel.runEntry(ln.e.args, 2);
-  std::vector<float> got = outputsOf(ln.c)[0];
-  EXPECT_TRUE(std::equal(got.begin(), got.begin() + 16 * 65, ln.want[0].begin()));
-  EXPECT_TRUE(std::all_of(got.begin() + 16 * 65, got.end(), [](float v) { return v == 0; }));
+  std::vector<unsigned char> got = outputsOf(ln.c)[0]; // bytes of f32 elements
+  const size_t written = 16 * 65 * sizeof(float);
+  EXPECT_TRUE(std::equal(got.begin(), got.begin() + written, ln.want[0].begin()));
+  EXPECT_TRUE(std::all_of(got.begin() + written, got.end(), [](unsigned char v) { return v == 0; }));
   // Another kernel with the same shape runs its own entry.
   EntryCall rms(library::rmsNorm(), {16, 65});
   rms.c.outputs[0].fill(0);

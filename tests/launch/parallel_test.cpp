@@ -266,7 +266,8 @@ TEST(Parallel, RepeatedRunEntryFollowsTheCostModelAndTheShape) {
   std::vector<unsigned char> got = outputsOf(ln.c)[0]; // bytes of f32 elements
   const size_t written = 16 * 65 * sizeof(float);
   EXPECT_TRUE(std::equal(got.begin(), got.begin() + written, ln.want[0].begin()));
-  EXPECT_TRUE(std::all_of(got.begin() + written, got.end(), [](unsigned char v) { return v == 0; }));
+  EXPECT_TRUE(
+      std::all_of(got.begin() + written, got.end(), [](unsigned char v) { return v == 0; }));
   // Another kernel with the same shape runs its own entry.
   EntryCall rms(library::rmsNorm(), {16, 65});
   rms.c.outputs[0].fill(0);

@@ -67,7 +67,7 @@ struct CompileOptions {
   // Streaming stores: a traversal that only writes (no reductions, no
   // column bound) stores its full packets with non-temporal stores, which
   // bypass the caches, when the call writes at least stream_min_kib KiB per
-  // output (rows x C x 4 bytes): a large output is not read again from the
+  // output (rows x C x its element size): a large output is not read again from the
   // cache, and a normal store would first read each line in. Each row's
   // first packet is shortened so the rest are aligned. Same values stored;
   // off: normal stores at every size. Off by default until measured on a
@@ -77,7 +77,7 @@ struct CompileOptions {
   // Prefetch of the next row: in a row of two or more traversals, the one
   // before the last prefetches the next row's row-tensor inputs, so they
   // arrive while the last traversal runs. Only in calls whose row data (rows
-  // x C x 4 bytes for each row-tensor input and output) reach
+  // x C x element size for each row-tensor input and output) reach
   // prefetch_min_kib KiB: on data the caches hold, the prefetches only take
   // load slots (docs/switches.md has the measurements). No effect on values.
   bool prefetch_next_row = true;

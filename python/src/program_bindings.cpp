@@ -29,7 +29,6 @@ Expr toExpr(py::handle value, const Expr &like) {
                        Py_TYPE(value.ptr())->tp_name);
 }
 
-// A slice bound: an int, a Dim, or None (the start or the end).
 // A buffer's element type by its text-format name.
 DType bufferType(const std::string &dtype) {
   for (DType t : {DType::F32, DType::BF16, DType::F16})
@@ -38,6 +37,7 @@ DType bufferType(const std::string &dtype) {
   throw Error(Error::Kind::Verify, "dtype '" + dtype + "': buffers hold f32, bf16 or f16");
 }
 
+// A slice bound: an int, a Dim, or None (the start or the end).
 Dim toDim(py::handle value, Dim if_none) {
   if (value.is_none())
     return if_none;

@@ -136,12 +136,12 @@ KernelPlan initialPlan(const Program &program, const CompileOptions &options, in
   for (size_t i = 0; i < program.inputs.size(); ++i)
     for (size_t o = 0; o < program.outputs.size(); ++o) {
       AliasPair p{static_cast<int>(i), static_cast<int>(o)};
-      if (program.inputs[i].kind != ParamKind::RowTensor) {
+      if (!canAliasExactly(program.inputs[i], program.outputs[o])) {
         p.handling = AliasHandling::StagedByCaller;
-        p.reason = "not a row tensor: any overlap stages the whole input before the launch";
-      } else if (program.inputs[i].type != program.outputs[o].type) {
-        p.handling = AliasHandling::StagedByCaller;
-        p.reason = "element types differ: any overlap stages the whole input before the launch";
+        p.reason = program.inputs[i].kind != ParamKind::RowTensor
+                       ? "not a row tensor: any overlap stages the whole input before the launch"
+                       : "element types differ: any overlap stages the whole input before the "
+                         "launch";
       } else {
         p.reason = "guarded (row staged when in place): in-place proofs are off";
       }

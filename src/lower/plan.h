@@ -76,6 +76,14 @@ enum class AliasHandling {
   GuardedRowStaging,
 };
 
+// Whether `in` can be exactly `out` in memory, element (r, c) of one being
+// element (r, c) of the other: a row tensor of the output's element type.
+// Such a pair is the entry's to handle (proved in place or guarded); any
+// other overlap the caller stages (runtime/prepared_call.cpp).
+inline bool canAliasExactly(const Param &in, const Output &out) {
+  return in.kind == ParamKind::RowTensor && in.type == out.type;
+}
+
 struct AliasPair {
   int input = 0, output = 0;
   AliasHandling handling = AliasHandling::GuardedRowStaging;

@@ -189,10 +189,7 @@ private:
       ++seen[{pair.input, pair.output}];
       const std::string what =
           "alias " + p.inputs[pair.input].name + " / " + p.outputs[pair.output].name;
-      // Exact aliasing (element (r, c) of one is element (r, c) of the
-      // other) needs a row tensor of the output's element type.
-      bool exact = p.inputs[pair.input].kind == ParamKind::RowTensor &&
-                   p.inputs[pair.input].type == p.outputs[pair.output].type;
+      bool exact = canAliasExactly(p.inputs[pair.input], p.outputs[pair.output]);
       if ((pair.handling == AliasHandling::StagedByCaller) == exact)
         fail(what + (exact ? ": a row tensor of the output's type left to the caller's staging"
                            : ": not a row tensor of the output's type, yet handled as exactly "

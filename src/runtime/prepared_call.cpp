@@ -2,6 +2,7 @@
 // (runtime/prepared_call.h).
 #include "runtime/prepared_call.h"
 
+#include "lower/plan.h"
 #include "runtime/entry_choice.h"
 
 #include <lanejit/error.h>
@@ -53,12 +54,12 @@ void requireI32Columns(const BufferRef &b, const Program &p, Side side, size_t i
                                        " columns: column indices are 32-bit, at most 2^31 - 1");
 }
 
-// Whether an input is exactly an output: element (r, c) of one is element
-// (r, c) of the other, of the same type. The entry's guards handle that
-// case itself; any other overlap is staged.
+// Whether an input is exactly an output (lower::canAliasExactly, and the
+// same address and row stride). The entry's guards handle that case
+// itself; any other overlap is staged.
 bool exactlyAliased(const BufferRef &in, const Param &decl, const BufferRef &out,
-                    DType outType) {
-  return decl.kind == ParamKind::RowTensor && decl.type == outType && in.data == out.data &&
+                    const Output &outDecl) {
+  return lower::canAliasExactly(decl, outDecl) && in.data == out.data &&
          in.stride() == out.stride();
 }
 
@@ -151,7 +152,7 @@ PreparedCall prepareCall(const Kernel::Impl &impl, std::span<const BufferRef> in
     for (size_t j = 0; j < outputs.size(); ++j)
       partial = partial ||
                 (in.overlaps(outRanges[j]) &&
-                 !exactlyAliased(inputs[i], decl, outputs[j], program.outputs[j].type));
+                 !exactlyAliased(inputs[i], decl, outputs[j], program.outputs[j]));
     if (!partial)
       continue;
     // Safe path for a partial overlap (a write to row r may land in a later

@@ -67,8 +67,9 @@ enum class Fill { Fixture, Random };
 
 // Buffers for one call of `program` at `shape`, of the declared element
 // types: inputs filled (fixtures by input name, or seeded uniform random in
-// [-2, 2]; scalars get 1e-5 for fixtures; rounded to bf16 or f16 buffers),
-// outputs pre-filled with NaN. row_stride_pad adds padding floats
+// [-2, 2]; scalars get 1e-5 for fixtures; rounded to bf16 or f16 buffers;
+// times 63.5, then rounded, for i8 buffers),
+// outputs pre-filled with NaN (i8: -128). row_stride_pad adds padding floats
 // to every row tensor's stride.
 struct Case {
   Program program;
@@ -92,14 +93,15 @@ struct Comparison {
 // Runs the FP64 oracle on the case's inputs (as stored) and compares every
 // output element (NaN matches only NaN, infinities must be equal). A bf16
 // or f16 output may also be one unit in its last place off, and must be
-// infinite where the oracle's value rounds to infinity in its type.
+// infinite where the oracle's value rounds to infinity in its type; an i8
+// output may be one step off the oracle's value as stored.
 Comparison compareWithReference(const Case &c);
 
 // Whether an output element y of `type` agrees with the oracle's value
 // want, as compareWithReference judges it: NaN matches only NaN,
 // infinities must be equal, else |y - want| <= atol + rtol*|want| plus, for
 // bf16 and f16, one unit in their last place at want (and infinity where
-// want rounds to it in that type).
+// want rounds to it in that type); i8: |y - roundToI8(want)| <= 1.
 bool agrees(double y, double want, DType type);
 
 // FNV-1a over bytes; used for input-unchanged and bitwise-identity checks.

@@ -23,17 +23,18 @@
 namespace lanejit {
 
 // Element types. Values inside a program are f32, i32 (indices) or bool
-// (comparisons). bf16 and f16 are storage types: an input or output may hold
-// them, a node never does. A load widens them exactly to f32 and a write
-// rounds an f32 once, to nearest-even (docs/element-types.md).
-enum class DType : uint8_t { F32, I32, Bool, BF16, F16 };
+// (comparisons). bf16, f16 and i8 are storage types: an input or output may
+// hold them, a node never does. A load widens them exactly to f32; a write
+// rounds an f32 once, to nearest-even (i8: saturated to [-127, 127], NaN
+// stores 0), as docs/element-types.md defines.
+enum class DType : uint8_t { F32, I32, Bool, BF16, F16, I8 };
 std::string_view name(DType type);
-// bf16 and f16: types of buffers only.
+// bf16, f16 and i8: types of buffers only.
 bool isStorageOnly(DType type);
 // The type a load of a buffer of `storage` gives, and a write to it takes.
 DType valueTypeOf(DType storage);
-// Bytes per element in memory (bool: 1, as a byte; only f32, bf16, f16
-// buffers exist).
+// Bytes per element in memory (bool: 1, as a byte; only f32, bf16, f16 and
+// i8 buffers exist).
 int64_t bytesOf(DType type);
 
 // The op set, each list declared once and expanded wherever it is needed
@@ -209,9 +210,10 @@ struct Program {
   }
 };
 
-// `program` with every f32 input and output held as `storage` instead (bf16,
-// f16 or f32); its values and operations are unchanged, since loads widen
-// and writes round. Throws Error(Kind::Verify) for another storage type.
+// `program` with every floating-point (f32, bf16, f16) input and output held
+// as `storage` instead (bf16, f16 or f32); i8 buffers stay i8. Its values
+// and operations are unchanged, since loads widen and writes round. Throws
+// Error(Kind::Verify) for another storage type.
 Program withStorage(Program program, DType storage);
 
 // Calls fn(node) once per reachable node, operands before users, in the

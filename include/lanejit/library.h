@@ -1,8 +1,10 @@
-// lanejit/library.h — the six library operators as ready row programs.
+// lanejit/library.h — the six library operators as ready row programs, and
+// int8 row quantization.
 //
 // docs/library.md defines each one and shows its text form.
 #pragma once
 
+#include <lanejit/dsl.h>
 #include <lanejit/ir.h>
 
 #include <string>
@@ -24,12 +26,28 @@ Program geluResidual();
 // x:[R,C] -> softmax over the columns c <= r mod C; others are exactly 0.
 Program maskedSoftmax();
 
+// Symmetric int8 quantization of each row (dynamic, per token), appended to
+// any row program so that it runs in the same pass over the row: declares
+// output `values` (i8, y's columns) and `scales` (f32 [R, 1]) and writes
+//   scale = max|y| / 127,  values = y * (127 / max|y|)  (0 where max|y| = 0)
+// the values stored as i8: nearest-even, saturated to +-127, NaN as 0.
+void quantizeRows(ProgramBuilder &b, const Expr &y, const std::string &values = "q",
+                  const std::string &scales = "scale");
+// x:[R,C] -> q:i8[R,C], scale:[R,1]
+Program quantizeQ8();
+// x:[R,C], gamma:[C] -> rmsNorm's y, quantized: q:i8[R,C], scale:[R,1].
+Program rmsNormQ8();
+
 struct Entry {
   std::string name; // "rope", "layernorm", "swiglu", "rmsnorm", "gelu_residual", "masked_softmax"
   Program (*make)();
 };
+// The six operators.
 const std::vector<Entry> &all();
-// Throws Error(Kind::Verify) for an unknown name.
+// The quantizing entries: "quantize_q8", "rmsnorm_q8".
+const std::vector<Entry> &quantizing();
+// Any entry of all() or quantizing(); throws Error(Kind::Verify) for an
+// unknown name.
 Program byName(const std::string &name);
 
 } // namespace lanejit::library

@@ -43,11 +43,17 @@ Program swiglu() {
   return b.build();
 }
 
-Program rmsNorm() {
-  ProgramBuilder b("rmsnorm");
+namespace {
+Expr rmsNormOf(ProgramBuilder &b) {
   Expr x = b.rows("x"), gamma = b.columns("gamma");
   Expr inv = 1.0f / sqrt(mean(x * x) + 1e-5f); // row-uniform, as in layerNorm
-  b.output("y", x * inv * gamma);
+  return x * inv * gamma;
+}
+} // namespace
+
+Program rmsNorm() {
+  ProgramBuilder b("rmsnorm");
+  b.output("y", rmsNormOf(b));
   return b.build();
 }
 
@@ -76,6 +82,29 @@ Program maskedSoftmax() {
   return b.build();
 }
 
+void quantizeRows(ProgramBuilder &b, const Expr &y, const std::string &values,
+                  const std::string &scales) {
+  Expr absmax = rowmax(abs(y));
+  // 127 / max|y| in one rounding, as ggml's x86 quantizers compute it (not
+  // 1 / scale, two roundings). An infinite max gives 0 (every finite value
+  // stores 0, and scale says inf); a NaN gives NaN, stored as 0.
+  Expr inverse = select(eq(absmax, constant(0.0f)), constant(0.0f), 127.0f / absmax);
+  b.output(values, y * inverse, DType::I8);
+  b.write(scales, 0, absmax / 127.0f, 1);
+}
+
+Program quantizeQ8() {
+  ProgramBuilder b("quantize_q8");
+  quantizeRows(b, b.rows("x"));
+  return b.build();
+}
+
+Program rmsNormQ8() {
+  ProgramBuilder b("rmsnorm_q8");
+  quantizeRows(b, rmsNormOf(b));
+  return b.build();
+}
+
 const std::vector<Entry> &all() {
   static const std::vector<Entry> entries = {
       {"rope", rope},       {"layernorm", layerNorm},        {"swiglu", swiglu},
@@ -84,13 +113,20 @@ const std::vector<Entry> &all() {
   return entries;
 }
 
+const std::vector<Entry> &quantizing() {
+  static const std::vector<Entry> entries = {{"quantize_q8", quantizeQ8},
+                                             {"rmsnorm_q8", rmsNormQ8}};
+  return entries;
+}
+
 Program byName(const std::string &name) {
   std::string known;
-  for (const Entry &e : all()) {
-    if (e.name == name)
-      return e.make();
-    known += (known.empty() ? "" : ", ") + e.name;
-  }
+  for (const auto *entries : {&all(), &quantizing()})
+    for (const Entry &e : *entries) {
+      if (e.name == name)
+        return e.make();
+      known += (known.empty() ? "" : ", ") + e.name;
+    }
   throw Error(Error::Kind::Verify, "unknown operator '" + name + "'; known: " + known);
 }
 

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace lanejit::check {
@@ -47,7 +48,8 @@ void fillInput(GuardedBuffer &buffer, const Param &param, int index, Fill fill, 
         value = 1e-5f;
       else
         value = fixtureValue(param.name, r * buffer.cols() + c); // dense flat index
-      buffer.set(r, c, value);
+      // An i8 buffer holds quantized values: spread them over its range.
+      buffer.set(r, c, param.type == DType::I8 ? value * 63.5f : value);
     }
   }
 }
@@ -55,7 +57,7 @@ void fillInput(GuardedBuffer &buffer, const Param &param, int index, Fill fill, 
 // The spacing of `type`'s numbers at |x| (0 for f32, whose bound is the
 // tolerance alone): one unit in the last place of a bf16 or f16 result.
 double lastPlace(DType type, double x) {
-  if (!isStorageOnly(type))
+  if (type != DType::BF16 && type != DType::F16)
     return 0;
   int digits = type == DType::BF16 ? 8 : 11; // significand bits, the implicit one included
   int minExponent = type == DType::BF16 ? -126 : -14;
@@ -66,9 +68,13 @@ double lastPlace(DType type, double x) {
 } // namespace
 
 bool agrees(double y, double want, DType type) {
+  // i8: one step either side of the oracle's value as stored (a NaN stores
+  // 0): computed in f32 and in f64, a value near a half can round apart.
+  if (type == DType::I8)
+    return std::abs(y - roundToI8(static_cast<float>(want))) <= 1;
   if (std::isnan(y) || std::isnan(want))
     return std::isnan(y) && std::isnan(want);
-  if (isStorageOnly(type)) {
+  if (type == DType::BF16 || type == DType::F16) {
     auto narrow = static_cast<float>(want);
     float rounded =
         type == DType::BF16 ? widenBF16(roundToBF16(narrow)) : widenF16(roundToF16(narrow));
@@ -120,6 +126,9 @@ Case makeCase(const Program &program, Shape shape, Fill fill, uint64_t seed,
     int64_t cols = evaluateDim(output.cols, shape.cols, output.name);
     GuardedBuffer buffer(shape.rows, cols, cols + row_stride_pad, output.type);
     buffer.fill(std::numeric_limits<float>::quiet_NaN());
+    // i8 has no NaN; -128 is a value no write stores (roundToI8).
+    if (output.type == DType::I8)
+      std::memset(buffer.raw(), 0x80, static_cast<size_t>(buffer.bytes()));
     result.outputs.push_back(std::move(buffer));
   }
   return result;

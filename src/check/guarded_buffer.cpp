@@ -65,7 +65,7 @@ GuardedBuffer::GuardedBuffer(int64_t rows, int64_t cols, int64_t row_stride, DTy
                                        std::to_string(cols) + "] with row stride " +
                                        std::to_string(row_stride));
   if (type != DType::F32 && !isStorageOnly(type))
-    throw Error(Error::Kind::Bind, "GuardedBuffer: buffers hold f32, bf16 or f16, not " +
+    throw Error(Error::Kind::Bind, "GuardedBuffer: buffers hold f32, bf16, f16 or i8, not " +
                                        std::string(name(type)));
   std::optional<size_t> bytes = allocationBytes(rows, cols, row_stride, type);
   if (!bytes)
@@ -143,8 +143,9 @@ void GuardedBuffer::fill(float value) {
     return;
   }
   writeElement(payload_, type_, 0, value);
+  const int64_t size = bytesOf(type_);
   for (int64_t i = 1; i < elements(); ++i)
-    std::memcpy(payload_ + 2 * i, payload_, 2);
+    std::memcpy(payload_ + size * i, payload_, static_cast<size_t>(size));
 }
 
 bool GuardedBuffer::guardsIntact() const {

@@ -100,7 +100,8 @@ llvm::Type *valueType(llvm::LLVMContext &ctx, DType type, int lanes) {
   case DType::I32: element = llvm::Type::getInt32Ty(ctx); break;
   case DType::Bool: element = llvm::Type::getInt1Ty(ctx); break;
   case DType::BF16:
-  case DType::F16: throw Error(Error::Kind::Compile, "internal: a bf16 or f16 value");
+  case DType::F16:
+  case DType::I8: throw Error(Error::Kind::Compile, "internal: a value of a storage type");
   }
   return lanes == 0 ? element : llvm::FixedVectorType::get(element, lanes);
 }
@@ -284,13 +285,16 @@ Value *roundF16Bits(llvm::IRBuilder<> &b, Value *x) {
 llvm::Type *memoryType(llvm::LLVMContext &ctx, DType storage, int lanes) {
   if (!isStorageOnly(storage))
     return valueType(ctx, storage, lanes);
-  llvm::Type *i16 = llvm::Type::getInt16Ty(ctx);
-  return lanes == 0 ? i16 : llvm::FixedVectorType::get(i16, lanes);
+  llvm::Type *element = storage == DType::I8 ? llvm::Type::getInt8Ty(ctx)
+                                             : llvm::Type::getInt16Ty(ctx);
+  return lanes == 0 ? element : llvm::FixedVectorType::get(element, lanes);
 }
 
 Value *emitWiden(llvm::IRBuilder<> &b, Value *loaded, DType storage, const MathTarget *math) {
   if (!isStorageOnly(storage))
     return loaded;
+  if (storage == DType::I8) // every i8 is an f32
+    return b.CreateSIToFP(loaded, shaped(loaded->getType(), b.getFloatTy()), "i8.widen");
   llvm::Type *i32 = shaped(loaded->getType(), b.getInt32Ty());
   if (storage == DType::BF16) {
     Value *wide = b.CreateZExt(loaded, i32);
@@ -304,12 +308,26 @@ Value *emitWiden(llvm::IRBuilder<> &b, Value *loaded, DType storage, const MathT
 }
 
 Value *emitStored(llvm::IRBuilder<> &b, Value *x, DType storage, const MathTarget *math) {
+  if (storage == DType::I8) // every NaN stores 0: no canonical NaN needed
+    return emitRoundCanonical(b, x, storage, math);
   return emitRoundCanonical(b, emitCanonicalNaN(b, x, math), storage, math);
 }
 
 Value *emitRoundCanonical(llvm::IRBuilder<> &b, Value *x, DType storage, const MathTarget *math) {
   if (!isStorageOnly(storage))
     return x;
+  if (storage == DType::I8) {
+    // lanejit::roundToI8: clamp to +-127 (ordered compares leave a NaN),
+    // NaN to 0, then nearest-even; each step exact, so the conversion to
+    // an integer is too.
+    llvm::Type *t = x->getType();
+    Value *hi = llvm::ConstantFP::get(t, 127.0), *lo = llvm::ConstantFP::get(t, -127.0);
+    Value *c = b.CreateSelect(b.CreateFCmpOGT(x, hi), hi, x);
+    c = b.CreateSelect(b.CreateFCmpOLT(c, lo), lo, c);
+    c = b.CreateSelect(b.CreateFCmpUNO(x, x), llvm::ConstantFP::get(t, 0.0), c);
+    Value *r = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, c);
+    return b.CreateFPToSI(r, shaped(t, b.getInt8Ty()), "i8.round");
+  }
   llvm::Type *i16 = shaped(x->getType(), b.getInt16Ty());
   if (storage == DType::BF16) {
     // Nearest-even: add just under half a bf16 ulp, plus one when the kept

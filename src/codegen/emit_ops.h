@@ -47,8 +47,8 @@ constexpr uint32_t kCanonicalNaNBits = 0xffc00000u;
 llvm::Value *emitCanonicalNaN(llvm::IRBuilder<> &b, llvm::Value *x,
                               const MathTarget *math = nullptr);
 
-// Buffers in memory. A buffer of `storage` (f32, bf16 or f16) holds
-// elements of memoryType: float, i16 (bf16) or half (f16).
+// Buffers in memory. A buffer of `storage` (f32, bf16, f16 or i8) holds
+// elements of memoryType: float, i16 (bf16 and f16 bits) or i8.
 llvm::Type *memoryType(llvm::LLVMContext &ctx, DType storage, int lanes);
 // The alignment of one element of `type` (a scalar or vector type): what a
 // buffer's addresses are known to have.
@@ -59,9 +59,9 @@ inline llvm::Align elementAlign(llvm::Type *type) {
 llvm::Value *emitWiden(llvm::IRBuilder<> &b, llvm::Value *loaded, DType storage,
                        const MathTarget *math = nullptr);
 // What a write stores for an f32 value `x`: the canonical NaN for any NaN
-// (emitCanonicalNaN), then for bf16 and f16 one rounding to nearest-even,
-// in memoryType. The bits of lanejit::roundToBF16/roundToF16
-// (lanejit/element_types.h) on every target.
+// (emitCanonicalNaN), then for bf16, f16 and i8 one rounding to
+// nearest-even, in memoryType. The bits of lanejit::roundToBF16/roundToF16/
+// roundToI8 (lanejit/element_types.h) on every target.
 llvm::Value *emitStored(llvm::IRBuilder<> &b, llvm::Value *x, DType storage,
                         const MathTarget *math = nullptr);
 // emitStored for an `x` whose NaNs are already canonical.

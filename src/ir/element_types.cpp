@@ -1,8 +1,10 @@
-// bf16 and f16 conversions: integer arithmetic on the bit patterns, so
-// the result does not depend on the rounding mode or a flush-to-zero flag.
+// Storage-type conversions: integer arithmetic on the bit patterns (bf16,
+// f16) and exact float steps (i8), so the result does not depend on the
+// rounding mode or a flush-to-zero flag.
 #include <lanejit/element_types.h>
 
 #include <bit>
+#include <cmath>
 #include <cstring>
 
 namespace lanejit {
@@ -56,7 +58,22 @@ float widenF16(uint16_t bits) {
   return std::bit_cast<float>(sign | ((exponent + 112u) << 23) | (mantissa << 13));
 }
 
+int8_t roundToI8(float value) {
+  if (std::isnan(value))
+    return 0;
+  // Clamping first keeps every value exact: 127 and -127 are integers, so
+  // they round to themselves.
+  float c = value > 127.0f ? 127.0f : value < -127.0f ? -127.0f : value;
+  float whole = std::trunc(c), rest = c - whole; // both exact
+  float away = whole + (c < 0 ? -1.0f : 1.0f);
+  float magnitude = std::fabs(rest);
+  bool odd = std::fmod(whole, 2.0f) != 0;
+  return static_cast<int8_t>(magnitude > 0.5f || (magnitude == 0.5f && odd) ? away : whole);
+}
+
 float readElement(const void *data, DType type, int64_t index) {
+  if (type == DType::I8)
+    return static_cast<const int8_t *>(data)[index];
   if (type == DType::BF16 || type == DType::F16) {
     uint16_t bits;
     std::memcpy(&bits, static_cast<const char *>(data) + 2 * index, 2);
@@ -68,6 +85,10 @@ float readElement(const void *data, DType type, int64_t index) {
 }
 
 void writeElement(void *data, DType type, int64_t index, float value) {
+  if (type == DType::I8) {
+    static_cast<int8_t *>(data)[index] = roundToI8(value);
+    return;
+  }
   if (type == DType::BF16 || type == DType::F16) {
     uint16_t bits = type == DType::BF16 ? roundToBF16(value) : roundToF16(value);
     std::memcpy(static_cast<char *>(data) + 2 * index, &bits, 2);

@@ -91,11 +91,14 @@ std::string_view name(DType type) {
   case DType::Bool: return "bool";
   case DType::BF16: return "bf16";
   case DType::F16: return "f16";
+  case DType::I8: return "i8";
   }
   return "?";
 }
 
-bool isStorageOnly(DType type) { return type == DType::BF16 || type == DType::F16; }
+bool isStorageOnly(DType type) {
+  return type == DType::BF16 || type == DType::F16 || type == DType::I8;
+}
 
 DType valueTypeOf(DType storage) { return isStorageOnly(storage) ? DType::F32 : storage; }
 
@@ -105,7 +108,8 @@ int64_t bytesOf(DType type) {
   case DType::I32: return 4;
   case DType::BF16:
   case DType::F16: return 2;
-  case DType::Bool: return 1;
+  case DType::Bool:
+  case DType::I8: return 1;
   }
   return 4;
 }
@@ -162,6 +166,7 @@ Expr constant(DType type, double value) {
     break;
   case DType::BF16:
   case DType::F16:
+  case DType::I8:
     fail("const", std::string(name(type)) +
                       " is a storage type of inputs and outputs; constants are f32, i32 or bool");
   }

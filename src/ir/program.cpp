@@ -76,14 +76,15 @@ int Program::outputIndex(std::string_view n) const {
 }
 
 Program withStorage(Program program, DType storage) {
-  if (storage != DType::F32 && !isStorageOnly(storage))
-    throw Error(Error::Kind::Verify, "program '" + program.name + "': buffers cannot hold " +
+  auto floating = [](DType t) { return t == DType::F32 || t == DType::BF16 || t == DType::F16; };
+  if (!floating(storage))
+    throw Error(Error::Kind::Verify, "program '" + program.name + "': cannot hold its buffers as " +
                                          std::string(name(storage)) + " (f32, bf16 or f16)");
   for (Param &p : program.inputs)
-    if (valueTypeOf(p.type) == DType::F32)
+    if (floating(p.type))
       p.type = storage;
   for (Output &o : program.outputs)
-    if (valueTypeOf(o.type) == DType::F32)
+    if (floating(o.type))
       o.type = storage;
   return program;
 }

@@ -55,7 +55,7 @@ private:
       report(who + ": name already used by " + it->second);
     if (type != DType::F32 && !isStorageOnly(type))
       report(who + ": type " + std::string(lanejit::name(type)) +
-             " is not supported (buffers are f32, bf16 or f16)");
+             " is not supported (buffers are f32, bf16, f16 or i8)");
     if (cols && provablyNegative(*cols))
       report(who + ": column count " + cols->str() + " is negative for every C");
   }

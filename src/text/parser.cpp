@@ -170,12 +170,12 @@ Token Parser::parseName(const std::string &what) {
 
 DType Parser::parseType() {
   const Token &t = lex_.peek();
-  for (DType type : {DType::F32, DType::I32, DType::Bool, DType::BF16, DType::F16})
+  for (DType type : {DType::F32, DType::I32, DType::Bool, DType::BF16, DType::F16, DType::I8})
     if (t.isWord(name(type))) {
       lex_.next();
       return type;
     }
-  unexpected(t, "a type (f32, bf16, f16, i32 or bool)");
+  unexpected(t, "a type (f32, bf16, f16, i8, i32 or bool)");
 }
 
 void Parser::declare(const Token &name) {

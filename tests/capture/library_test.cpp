@@ -74,8 +74,9 @@ TEST(Library, ByName) {
     FAIL() << "expected an Error";
   } catch (const Error &e) {
     EXPECT_EQ(e.kind(), Error::Kind::Verify);
-    EXPECT_EQ(std::string(e.what()), "unknown operator 'softmax'; known: rope, layernorm, swiglu, "
-                                     "rmsnorm, gelu_residual, masked_softmax");
+    EXPECT_EQ(std::string(e.what()),
+              "unknown operator 'softmax'; known: rope, layernorm, swiglu, rmsnorm, gelu_residual, "
+              "masked_softmax, quantize_q8, rmsnorm_q8");
   }
 }
 

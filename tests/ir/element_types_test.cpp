@@ -2,11 +2,13 @@
 // definitions computed another way: the nearest of the two neighbouring
 // values in double, ties to the even one (bf16), and GCC's _Float16 (f16).
 // Every 16-bit pattern widens; a stride through every f32 pattern, every
-// halfway case between two neighbours and the special values round.
+// halfway case between two neighbours and the special values round. i8
+// against nearbyint, clamped.
 #include <lanejit/element_types.h>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -141,6 +143,32 @@ TEST(ElementTypes, ReadAndWriteElementsOfEachType) {
   EXPECT_EQ(bytesOf(DType::BF16), 2);
   EXPECT_EQ(bytesOf(DType::F16), 2);
   EXPECT_EQ(bytesOf(DType::F32), 4);
+  int8_t bytes[2] = {};
+  writeElement(bytes, DType::I8, 1, -3.5f);
+  EXPECT_EQ(bytes[1], -4);
+  EXPECT_EQ(readElement(bytes, DType::I8, 1), -4.0f);
+  EXPECT_EQ(bytesOf(DType::I8), 1);
+}
+
+// roundToI8 against the C library's nearbyint in the default rounding mode
+// (nearest-even), clamped, on a stride through every f32 pattern and every
+// halfway case in range.
+TEST(ElementTypes, RoundToI8IsNearestEvenSaturated) {
+  auto reference = [](float x) -> int {
+    if (std::isnan(x))
+      return 0;
+    double r = std::nearbyint(double(x));
+    return static_cast<int>(std::clamp(r, -127.0, 127.0));
+  };
+  for (uint64_t u = 0; u <= 0xffffffffu; u += 4099) {
+    float x = bitsFloat(static_cast<uint32_t>(u));
+    ASSERT_EQ(roundToI8(x), reference(x)) << std::hex << u;
+  }
+  for (int k = -200; k <= 200; ++k) {
+    float half = static_cast<float>(k) + 0.5f;
+    for (float x : {std::nextafter(half, -1e9f), half, std::nextafter(half, 1e9f)})
+      ASSERT_EQ(roundToI8(x), reference(x)) << x;
+  }
 }
 
 } // namespace

@@ -62,7 +62,7 @@ TEST(Verify, NonF32Buffer) {
   Program p = identity();
   p.inputs.push_back({"k", ParamKind::ColVector, DType::I32, C});
   EXPECT_EQ(verify(p),
-            Problems{"input 'k': type i32 is not supported (buffers are f32, bf16 or f16)"});
+            Problems{"input 'k': type i32 is not supported (buffers are f32, bf16, f16 or i8)"});
 }
 
 TEST(Verify, StorageTypesAreBufferTypesOnly) {
@@ -74,7 +74,7 @@ TEST(Verify, StorageTypesAreBufferTypesOnly) {
   EXPECT_EQ(test::verifyErrorOf([] { ir::constant(DType::BF16, 1); }),
             "const: bf16 is a storage type of inputs and outputs; constants are f32, i32 or bool");
   EXPECT_EQ(test::verifyErrorOf([] { withStorage(identity(), DType::I32); }),
-            "program 'identity': buffers cannot hold i32 (f32, bf16 or f16)");
+            "program 'identity': cannot hold its buffers as i32 (f32, bf16 or f16)");
   // A node of a storage type can only be built by hand; the verifier names it.
   Program byHand = identity();
   Node load = *byHand.writes[0].value;

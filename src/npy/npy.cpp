@@ -203,7 +203,8 @@ std::string shapeText(const std::vector<int64_t> &shape) {
   return fmt::format("({})", fmt::join(shape, ", "));
 }
 
-constexpr Dtype kDtypes[] = {Dtype::F32, Dtype::F16, Dtype::BF16, Dtype::U16, Dtype::I16};
+constexpr Dtype kDtypes[] = {Dtype::F32, Dtype::F16, Dtype::BF16,
+                             Dtype::U16, Dtype::I16, Dtype::I8};
 
 std::string_view typeName(Dtype dtype) {
   switch (dtype) {
@@ -212,11 +213,24 @@ std::string_view typeName(Dtype dtype) {
   case Dtype::BF16: return "bfloat16";
   case Dtype::U16: return "uint16";
   case Dtype::I16: return "int16";
+  case Dtype::I8: return "int8";
   }
   return "?";
 }
 
-size_t widthOf(Dtype dtype) { return dtype == Dtype::F32 ? sizeof(float) : sizeof(uint16_t); }
+size_t widthOf(Dtype dtype) {
+  return dtype == Dtype::F32 ? sizeof(float) : dtype == Dtype::I8 ? 1 : sizeof(uint16_t);
+}
+
+// How many elements each of an array's vectors holds: the one of its
+// dtype, and the others together (which must be none).
+std::pair<size_t, size_t> heldAndOther(const Array &array) {
+  size_t all = array.data.size() + array.bits.size() + array.int8.size();
+  size_t held = array.dtype == Dtype::F32   ? array.data.size()
+                : array.dtype == Dtype::I8 ? array.int8.size()
+                                           : array.bits.size();
+  return {held, all - held};
+}
 
 // The Dtype a header's descr names. NumPy spells 2-byte void '|V2' and
 // ml_dtypes' bfloat16 '<V2': a bf16 file loaded with np.load and saved again
@@ -244,7 +258,7 @@ Dtype acceptedDtype(const std::string &text, Accept accept, std::string_view sou
   if (accept == Accept::Float32)
     fail(source, fmt::format("dtype {} is not supported; only float32 ('<f4')", quoted(text)));
   fail(source, fmt::format("dtype {} is not supported; only float32 '<f4', float16 '<f2', "
-                           "bfloat16 '<V2', uint16 '<u2' and int16 '<i2'",
+                           "bfloat16 '<V2', uint16 '<u2', int16 '<i2' and int8 '|i1'",
                            quoted(text)));
 }
 
@@ -257,6 +271,7 @@ std::string_view descr(Dtype dtype) {
   case Dtype::BF16: return "<V2";
   case Dtype::U16: return "<u2";
   case Dtype::I16: return "<i2";
+  case Dtype::I8: return "|i1";
   }
   return "?";
 }
@@ -266,10 +281,14 @@ std::string describe(Dtype dtype) {
 }
 
 const void *Array::raw() const {
+  if (dtype == Dtype::I8)
+    return int8.data();
   return dtype == Dtype::F32 ? static_cast<const void *>(data.data()) : bits.data();
 }
 
 void *Array::raw() {
+  if (dtype == Dtype::I8)
+    return int8.data();
   return dtype == Dtype::F32 ? static_cast<void *>(data.data()) : bits.data();
 }
 
@@ -331,6 +350,8 @@ Array parse(std::string_view bytes, std::string_view source, Accept accept) {
                              shapeText(array.shape)));
   if (dtype == Dtype::F32)
     array.data.resize(static_cast<size_t>(count));
+  else if (dtype == Dtype::I8)
+    array.int8.resize(static_cast<size_t>(count));
   else
     array.bits.resize(static_cast<size_t>(count));
   if (count > 0)
@@ -369,13 +390,11 @@ Array read(const std::string &path, Accept accept) {
 }
 
 std::string serialize(const Array &array) {
-  bool f32 = array.dtype == Dtype::F32;
-  size_t held = f32 ? array.data.size() : array.bits.size();
-  size_t other = f32 ? array.bits.size() : array.data.size();
+  auto [held, other] = heldAndOther(array);
   if (static_cast<int64_t>(held) != array.size() || other != 0)
     throw Error(Error::Kind::Io,
                 fmt::format("npy::serialize: shape {} needs {} {} values, array has {} (and {} "
-                            "in its other vector)",
+                            "in its other vectors)",
                             shapeText(array.shape), array.size(), typeName(array.dtype), held,
                             other));
   std::string header =

@@ -1,5 +1,5 @@
-// npy.h — reading and writing NumPy .npy files: float32, and 16-bit data
-// (float16, bfloat16) kept as its stored bits.
+// npy.h — reading and writing NumPy .npy files: float32, 16-bit data
+// (float16, bfloat16) kept as its stored bits, and int8.
 //
 // Enough of the format for exchanging data with NumPy: little-endian, C
 // order, header versions 1.0, 2.0 and 3.0, and the dtypes of `Dtype`.
@@ -26,8 +26,9 @@ enum class Dtype : uint8_t {
         // own 2-byte void, reads the same and is written as '<V2')
   U16,  // '<u2' uint16: bf16 bits as torch saves them, t.view(torch.uint16)
   I16,  // '<i2' int16: the same from t.view(torch.int16)
+  I8,   // '|i1' int8: quantized values
 };
-// The descr serialize() writes: "<f4", "<f2", "<V2", "<u2" or "<i2".
+// The descr serialize() writes: "<f4", "<f2", "<V2", "<u2", "<i2" or "|i1".
 std::string_view descr(Dtype dtype);
 // For messages: "float32 ('<f4')", "bfloat16 ('<V2')", ...
 std::string describe(Dtype dtype);
@@ -37,6 +38,7 @@ struct Array {
   std::vector<float> data;      // C order, product(shape) elements, when dtype is F32
   Dtype dtype = Dtype::F32;
   std::vector<uint16_t> bits;   // the same for every 16-bit dtype, as stored
+  std::vector<int8_t> int8;     // the same for I8
   int64_t size() const;         // product(shape); 1 for 0-D
   // The elements, whichever vector holds them.
   const void *raw() const;
@@ -44,7 +46,7 @@ struct Array {
 };
 
 // The dtypes a caller handles. A caller that indexes `data` keeps the
-// default and never receives a 16-bit array.
+// default and never receives a 16-bit or int8 array.
 enum class Accept : uint8_t { Float32, Any };
 
 // Parses the bytes of a .npy file; `source` names it in messages.

@@ -208,17 +208,19 @@ TEST(Npy, RoundTripsA16BitFile) {
 TEST(Npy, AcceptsEachSupportedDtypeWhenAskedTo) {
   const std::pair<std::string, Dtype> accepted[] = {
       {"<f4", Dtype::F32}, {"<f2", Dtype::F16},  {"<V2", Dtype::BF16},
-      {"|V2", Dtype::BF16}, {"<u2", Dtype::U16}, {"<i2", Dtype::I16}};
+      {"|V2", Dtype::BF16}, {"<u2", Dtype::U16}, {"<i2", Dtype::I16},
+      {"|i1", Dtype::I8}};
   for (const auto &[descr, dtype] : accepted) {
     SCOPED_TRACE(descr);
-    size_t width = dtype == Dtype::F32 ? 4 : 2;
+    size_t width = dtype == Dtype::F32 ? 4 : dtype == Dtype::I8 ? 1 : 2;
     std::string bytes = npyBytes(dict(descr, "False", "(2, 3)"), 6 * width);
-    bytes.replace(bytes.size() - 2, 1, "\x7f"); // a nonzero byte in the last element
+    bytes.replace(bytes.size() - width, 1, "\x7f"); // a nonzero byte in the last element
     Array a = parse(bytes, "ok.npy", Accept::Any);
     EXPECT_EQ(a.dtype, dtype);
     EXPECT_EQ(a.shape, (std::vector<int64_t>{2, 3}));
     EXPECT_EQ(a.data.size(), dtype == Dtype::F32 ? 6u : 0u);
-    EXPECT_EQ(a.bits.size(), dtype == Dtype::F32 ? 0u : 6u);
+    EXPECT_EQ(a.bits.size(), dtype == Dtype::F32 || dtype == Dtype::I8 ? 0u : 6u);
+    EXPECT_EQ(a.int8.size(), dtype == Dtype::I8 ? 6u : 0u);
     EXPECT_EQ(std::memcmp(a.raw(), bytes.data() + bytes.size() - 6 * width, 6 * width), 0);
     // Written back in the same form, except numpy's own void spelling: '<V2'.
     EXPECT_NE(serialize(a).find("'descr': '" + std::string(npy::descr(dtype)) + "'"),
@@ -231,7 +233,7 @@ TEST(Npy, AcceptsEachSupportedDtypeWhenAskedTo) {
 }
 
 TEST(Npy, TheDefaultAcceptsFloat32Only) {
-  for (const char *descr : {"<f2", "<V2", "|V2", "<u2", "<i2"})
+  for (const char *descr : {"<f2", "<V2", "|V2", "<u2", "<i2", "|i1"})
     expectRejected(npyBytes(dict(descr, "False", "(2,)"), 4),
                    "dtype '" + std::string(descr) + "' is not supported; only float32 ('<f4')");
   // So a caller that indexes `data` never meets a 16-bit array.
@@ -239,12 +241,12 @@ TEST(Npy, TheDefaultAcceptsFloat32Only) {
 }
 
 TEST(Npy, RejectsOtherDtypesWhenAcceptingAny) {
-  for (const char *descr : {"<f8", "<i4", "|u1", "|i1", "<V4", "|V1", "<c8", "|b1", "<U2",
+  for (const char *descr : {"<f8", "<i4", "|u1", "<i1", "<V4", "|V1", "<c8", "|b1", "<U2",
                             "bfloat16", "<f4 ", "V2", "<e2"})
     expectRejected(npyBytes(dict(descr, "False", "(2,)"), 4),
                    "dtype '" + std::string(descr) +
                        "' is not supported; only float32 '<f4', float16 '<f2', bfloat16 "
-                       "'<V2', uint16 '<u2' and int16 '<i2'",
+                       "'<V2', uint16 '<u2', int16 '<i2' and int8 '|i1'",
                    Accept::Any);
   const std::pair<std::string, std::string> big_endian[] = {
       {">f4", "big-endian float32 ('>f4') is not supported; save as little-endian '<f4'"},
@@ -272,6 +274,31 @@ TEST(Npy, SerializeRefusesAnArrayWhoseElementsAreInTheWrongVector) {
   EXPECT_TRUE(refuses(Array{{2}, {1.0f, 2.0f}, Dtype::F32, {1, 2}}));
   EXPECT_TRUE(refuses(Array{{2}, {}, Dtype::F16, {1}}));
   EXPECT_FALSE(refuses(Array{{2}, {}, Dtype::F16, {1, 2}}));
+  Array int8{{2}, {}, Dtype::I8, {1, 2}}; // 16-bit elements in an int8 array
+  EXPECT_TRUE(refuses(int8));
+  int8.bits.clear();
+  int8.int8 = {1, 2};
+  EXPECT_FALSE(refuses(int8));
+}
+
+TEST(Npy, Int8FilesRoundTripEveryValueAsNumpyWritesThem) {
+  // np.save(np.arange(-128, 128, dtype=np.int8).reshape(16, 16)): '|i1',
+  // the header padded to 128 bytes.
+  Array a;
+  a.shape = {16, 16};
+  a.dtype = Dtype::I8;
+  for (int v = -128; v < 128; ++v)
+    a.int8.push_back(static_cast<int8_t>(v));
+  std::string dict = "{'descr': '|i1', 'fortran_order': False, 'shape': (16, 16), }";
+  std::string header = std::string("\x93NUMPY\x01\x00\x76\x00", 10) + dict +
+                       std::string(128 - 10 - dict.size() - 1, ' ') + "\n";
+  std::string bytes = serialize(a);
+  EXPECT_EQ(bytes.substr(0, 128), header);
+  EXPECT_EQ(bytes.substr(128), std::string(reinterpret_cast<const char *>(a.int8.data()), 256));
+  Array b = parse(bytes, "q.npy", Accept::Any);
+  EXPECT_EQ(b.dtype, Dtype::I8);
+  EXPECT_EQ(b.int8, a.int8);
+  EXPECT_TRUE(b.data.empty() && b.bits.empty());
 }
 
 TEST(Npy, RejectsFortranOrder) {

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 /* buffers:     inputs, then outputs, in declaration order
- * row_strides: in elements of each buffer's type (f32, bf16, f16), same order
+ * row_strides: in elements of each buffer's type (f32, bf16, f16, i8), same order
  * rows:        R; cols: the bound C
  * workspace:   the entry's scratch memory, private to one call: as many
  *              floats as Kernel::workspaceFloats(C) (the AOT header's

@@ -167,7 +167,7 @@ std::string makeHeader(const Kernel &kernel, const std::vector<std::string> &imp
 {features} *
  * {entry}(&args, row_begin, row_end) computes rows [row_begin, row_end).
  * args.buffers[i] and args.row_strides[i] (in elements), in this order
- * (f32: float; bf16 and f16: their 16-bit patterns, as uint16_t):
+ * (f32: float; bf16 and f16: their 16-bit patterns, as uint16_t; i8: int8_t):
 {table} *
  * args.rows = R, args.cols = C, and args.workspace points to
  * lanejit_{id}_workspace_floats(C) floats, 64-byte aligned, not shared

@@ -1,7 +1,8 @@
 // AOT: each library kernel's object, as the JIT linked it, linked by the
 // system C compiler into a small C program with no LLVM, run on the
 // fixtures; its outputs must match the FP64 oracle and Kernel::run's output
-// bit for bit. Then `lanejit aot` as a user runs it.
+// bit for bit, the quantizing entries' int8 buffers included. Then
+// `lanejit aot` as a user runs it.
 #include <lanejit/aot.h>
 #include <lanejit/check.h>
 #include <lanejit/error.h>
@@ -36,9 +37,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Reads raw f32 buffers, calls the entry over row blocks with the workspace
-// the header asks for, writes outputs.
-// Usage: driver ROWS COLS BLOCK then per buffer: in|out PATH STRIDE ELEMENTS;
+// Reads raw buffers of any element type, calls the entry over row blocks
+// with the workspace the header asks for, writes outputs.
+// Usage: driver ROWS COLS BLOCK then per buffer: in|out PATH STRIDE BYTES;
 // or driver ws C... to print the header's workspace floats for each C.
 // BLOCK = -T instead runs T threads, as the header says to parallelise:
 // each a contiguous row range, its own copy of the args and own workspace.
@@ -74,7 +75,7 @@ int main(int argc, char **argv) {
   }
   for (int i = 0; i < n; ++i) {
     char **a = argv + 4 + 4 * i;
-    size_t bytes = (size_t)atoll(a[3]) * sizeof(float);
+    size_t bytes = (size_t)atoll(a[3]);
     buffers[i] = aligned_alloc(64, (bytes + 63) / 64 * 64);
     strides[i] = atoll(a[2]);
     if (strcmp(a[0], "in") == 0) {
@@ -83,7 +84,7 @@ int main(int argc, char **argv) {
         return 3;
       fclose(f);
     } else {
-      memset(buffers[i], 0xff, bytes); /* NaN */
+      memset(buffers[i], 0xff, bytes); /* NaN in f32, bf16 and f16 */
     }
   }
   /* Exactly the floats the header asks for, then a sentinel that shows an
@@ -118,7 +119,7 @@ int main(int argc, char **argv) {
     if (strcmp(a[0], "out") != 0)
       continue;
     FILE *f = fopen(a[1], "wb");
-    size_t bytes = (size_t)atoll(a[3]) * sizeof(float);
+    size_t bytes = (size_t)atoll(a[3]);
     if (!f || fwrite(buffers[i], 1, bytes, f) != bytes)
       return 4;
     fclose(f);
@@ -172,7 +173,8 @@ protected:
   }
 
   // Runs `driver` (linked from `kernel`'s artifacts) on a 17x66 case with
-  // padded strides; its outputs must be Kernel::run's bit for bit.
+  // padded strides; its outputs must be Kernel::run's bit for bit, in each
+  // buffer's own element type.
   // threads > 0: the driver splits the rows over that many threads.
   void expectDriverMatchesJit(const Kernel &kernel, const std::string &driver,
                               const std::string &name, int threads = 0) {
@@ -185,26 +187,29 @@ protected:
     for (size_t i = 0; i < native.inputs.size(); ++i) {
       const check::GuardedBuffer &b = native.inputs[i];
       std::string file = path(name + "/in" + std::to_string(i));
-      spit(file, b.data(), b.elements() * sizeof(float));
+      spit(file, b.raw(), static_cast<size_t>(b.bytes()));
       args += " in '" + file + "' " + std::to_string(b.rowStride()) + " " +
-              std::to_string(b.elements());
+              std::to_string(b.bytes());
     }
     for (size_t i = 0; i < native.outputs.size(); ++i) {
       const check::GuardedBuffer &b = native.outputs[i];
       args += " out '" + path(name + "/out" + std::to_string(i)) + "' " +
-              std::to_string(b.rowStride()) + " " + std::to_string(b.elements());
+              std::to_string(b.rowStride()) + " " + std::to_string(b.bytes());
     }
     ASSERT_EQ(shell("'" + driver + "' " + args), 0) << driver << " " << args;
     for (size_t i = 0; i < native.outputs.size(); ++i) {
       check::GuardedBuffer &b = native.outputs[i];
       std::string bytes = slurp(path(name + "/out" + std::to_string(i)));
-      ASSERT_EQ(bytes.size(), b.elements() * sizeof(float));
-      // Row padding stays NaN in both: compare the columns only.
+      ASSERT_EQ(bytes.size(), static_cast<size_t>(b.bytes()));
+      const auto size = static_cast<size_t>(bytesOf(b.type()));
+      auto row = [&](const check::GuardedBuffer &buffer, int64_t r) {
+        return static_cast<char *>(buffer.raw()) + r * buffer.rowStride() * size;
+      };
+      // Row padding keeps each side's fill: compare the columns only.
       for (int64_t r = 0; r < b.rows(); ++r)
-        std::memcpy(&b.at(r, 0), bytes.data() + r * b.rowStride() * sizeof(float),
-                    b.cols() * sizeof(float));
+        std::memcpy(row(b, r), bytes.data() + r * b.rowStride() * size, b.cols() * size);
       for (int64_t r = 0; r < b.rows(); ++r)
-        EXPECT_EQ(std::memcmp(&b.at(r, 0), &jit.outputs[i].at(r, 0), b.cols() * sizeof(float)), 0)
+        EXPECT_EQ(std::memcmp(row(b, r), row(jit.outputs[i], r), b.cols() * size), 0)
             << "row " << r << " differs from Kernel::run";
     }
     EXPECT_TRUE(test::matchesReference(native));
@@ -223,6 +228,30 @@ TEST_F(Aot, LibraryKernelsLinkedWithoutLlvmMatchTheJitBitForBit) {
     EXPECT_EQ(a.object, kernel.object()) << "the JIT's own object";
     std::string driver = link(a, e.name);
     expectDriverMatchesJit(kernel, driver, e.name);
+  }
+}
+
+TEST_F(Aot, QuantizingKernelsWriteInt8BuffersFromCAsTheJitDoes) {
+  // The entries with an i8 output (q) beside an f32 one (scale), one of
+  // them in bf16, and a program that reads an i8 input: every buffer at
+  // its own element size, which the header describes as int8_t.
+  std::vector<Program> programs = {library::quantizeQ8(), library::rmsNormQ8()};
+  programs.push_back(withStorage(library::rmsNormQ8(), DType::BF16));
+  programs.back().name = "rmsnorm_q8_bf16";
+  programs.push_back(parse("program dequantize {\n  in q: i8[R, C]\n  in s: f32[R, 1]\n"
+                           "  out y: f32[R, C]\n  %0 = load q[0:C]\n  %1 = load s[0:1]\n"
+                           "  %2 = reduce.max %1\n  %3 = mul %0, %2\n  y[0:C] = %3\n}\n"));
+  for (const Program &program : programs) {
+    SCOPED_TRACE(program.name);
+    Kernel kernel = compile(program);
+    aot::Artifacts a = aot::build(kernel);
+    EXPECT_NE(a.header.find("i8: int8_t"), std::string::npos) << a.header;
+    EXPECT_TRUE(std::regex_search(a.header, std::regex(R"(\] q +(in|out)put +i8 +row tensor)")))
+        << a.header;
+    std::string driver = link(a, program.name);
+    expectDriverMatchesJit(kernel, driver, program.name);
+    fs::create_directories(dir_ / (program.name + "_threads"));
+    expectDriverMatchesJit(kernel, driver, program.name + "_threads", 2);
   }
 }
 

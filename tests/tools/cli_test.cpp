@@ -1,6 +1,7 @@
 // The built `lanejit` binary, run as a user would: programs and .npy files
 // written to a temporary folder, outputs read back and checked against the
-// oracle (bf16 and f16 outputs bit for bit against lanejit/element_types.h),
+// oracle (bf16, f16 and i8 outputs bit for bit against
+// lanejit/element_types.h, int8 quantization against the library kernel),
 // bad invocations answered by exit 1 and one line on stderr.
 #include "npy.h"
 #include "support/command_line.h"
@@ -8,6 +9,7 @@
 #include <lanejit/check.h>
 #include <lanejit/dsl.h>
 #include <lanejit/element_types.h>
+#include <lanejit/kernel.h>
 #include <lanejit/library.h>
 #include <lanejit/reference.h>
 #include <lanejit/text.h>
@@ -39,10 +41,12 @@ namespace fs = std::filesystem;
 
 using Result = test::CommandResult;
 
-// The .npy form of a buffer type: bf16 as ml_dtypes saves it, f16 as float16.
+// The .npy form of a buffer type: bf16 as ml_dtypes saves it, f16 as
+// float16, i8 as int8.
 npy::Dtype fileDtype(DType type) {
-  return type == DType::BF16 ? npy::Dtype::BF16
+  return type == DType::BF16  ? npy::Dtype::BF16
          : type == DType::F16 ? npy::Dtype::F16
+         : type == DType::I8  ? npy::Dtype::I8
                               : npy::Dtype::F32;
 }
 
@@ -69,10 +73,13 @@ protected:
         a.shape = {b.cols()};
       a.dtype = fileDtype(b.type());
       const auto *bits = static_cast<const uint16_t *>(b.raw());
+      const auto *int8 = static_cast<const int8_t *>(b.raw());
       for (int64_t r = 0; r < b.rows(); ++r)
         for (int64_t col = 0; col < b.cols(); ++col)
           if (a.dtype == npy::Dtype::F32)
             a.data.push_back(b.at(r, col));
+          else if (a.dtype == npy::Dtype::I8)
+            a.int8.push_back(int8[r * b.rowStride() + col]);
           else
             a.bits.push_back(bits[r * b.rowStride() + col]);
       npy::write(path(param.name + ".npy"), a);
@@ -266,9 +273,10 @@ TEST_F(Cli, RunsABf16ProgramOnNpyFilesBitForBit) {
     for (size_t i = 0; i < x.bits.size(); ++i) {
       float product = widenBF16(x.bits[i]) * widenBF16(g.bits[i % 1024]);
       bool y_ok = y.bits[i] == roundToBF16(product);
-      if (!y_ok || std::bit_cast<uint32_t>(z.data[i]) != f32Bits(product))
+      if (!y_ok || std::bit_cast<uint32_t>(z.data[i]) != f32Bits(product)) {
         EXPECT_LT(++mismatches, 5) << "element " << i << ": x " << x.bits[i] << ", y "
                                    << y.bits[i] << ", want " << roundToBF16(product);
+      }
     }
     EXPECT_EQ(mismatches, 0);
   }
@@ -292,10 +300,11 @@ TEST_F(Cli, RunsAnF16ProgramOnNpyFilesBitForBit) {
   for (size_t i = 0; i < x.bits.size(); ++i) {
     float value = widenF16(x.bits[i]);
     uint16_t want_y = roundToF16(value * widenF16(g.bits[i % 1024]));
-    if (y.bits[i] != want_y || w.bits[i] != roundToBF16(value))
+    if (y.bits[i] != want_y || w.bits[i] != roundToBF16(value)) {
       EXPECT_LT(++mismatches, 5) << "element " << i << ": x " << x.bits[i] << ", y " << y.bits[i]
                                  << " (want " << want_y << "), w " << w.bits[i] << " (want "
                                  << roundToBF16(value) << ")";
+    }
   }
   EXPECT_EQ(mismatches, 0);
 }
@@ -359,6 +368,119 @@ TEST_F(Cli, AFileOfAnotherElementTypeIsAnErrorNamingBoth) {
   expectUntouched(path("y.npy"));
   EXPECT_FALSE(fs::exists(path("z.npy")));
   EXPECT_FALSE(fs::exists(path("w.npy")));
+}
+
+// Dequantization: y = q * s, the row's scale s; c = q stored back as i8
+// (where -128, which no write stores, saturates to -127).
+Program dequantize() {
+  return parse("program dequantize {\n  in q: i8[R, C]\n  in s: f32[R, 1]\n"
+               "  out y: f32[R, C]\n  out c: i8[R, C]\n  %0 = load q[0:C]\n"
+               "  %1 = load s[0:1]\n  %2 = reduce.max %1\n  %3 = mul %0, %2\n"
+               "  y[0:C] = %3\n  c[0:C] = %0\n}\n");
+}
+
+TEST_F(Cli, RunsTheQuantizingEntriesAsTheLibraryKernelDoes) {
+  // The per-row entries: q i8[R, C] and scale f32[R, 1].
+  for (const std::string entry : {"quantize_q8", "rmsnorm_q8"}) {
+    SCOPED_TRACE(entry);
+    Program program = library::byName(entry);
+    // 33 x 70: rows longer than a packet with a tail; random data in [-2, 2).
+    check::Case c = check::makeCase(program, {33, 70}, check::Fill::Random, 11);
+    std::string out = " --out q=" + path("q.npy") + " --out scale=" + path("scale.npy");
+    Result result = run("run lib:" + entry + saveInputs(c) + out);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    // The headers np.save writes for numpy's int8 and float32 arrays.
+    const std::string header = "{'descr': '|i1', 'fortran_order': False, 'shape': (33, 70), }";
+    EXPECT_EQ(test::slurp(path("q.npy")).substr(10, header.size()), header);
+    EXPECT_EQ(test::slurp(path("scale.npy")).substr(10, 15), "{'descr': '<f4'");
+    npy::Array q = npy::read(path("q.npy"), npy::Accept::Any);
+    npy::Array scale = npy::read(path("scale.npy"));
+    ASSERT_EQ(q.dtype, npy::Dtype::I8);
+    ASSERT_EQ(q.shape, (std::vector<int64_t>{33, 70}));
+    ASSERT_EQ(scale.shape, (std::vector<int64_t>{33, 1}));
+    // The library kernel in this process, on the same inputs: the same bits
+    // (no switch, W or thread count changes a bit).
+    compile(program).run(c.inputRefs(), c.outputRefs());
+    for (int64_t r = 0; r < 33; ++r) {
+      EXPECT_EQ(std::bit_cast<uint32_t>(scale.data[r]),
+                std::bit_cast<uint32_t>(c.outputs[1].get(r, 0)))
+          << "scale of row " << r;
+      for (int64_t col = 0; col < 70; ++col)
+        ASSERT_EQ(static_cast<float>(q.int8[r * 70 + col]), c.outputs[0].get(r, col))
+            << "q[" << r << "," << col << "]";
+    }
+    expectOutputMatches(c, 0, path("q.npy"));
+    expectOutputMatches(c, 1, path("scale.npy"));
+  }
+}
+
+TEST_F(Cli, RunsAnInt8InputProgramOnEveryPatternExactly) {
+  std::ofstream(path("dequantize.lj")) << print(dequantize());
+  // Every int8 pattern in each of 8 rows of 256, each row its own scale.
+  npy::Array q{{8, 256}, {}, npy::Dtype::I8, {}, {}};
+  for (int i = 0; i < 8 * 256; ++i)
+    q.int8.push_back(static_cast<int8_t>(i));
+  const float scales[] = {1.0f, 0.5f, -0.0078125f, 3.0f / 127, 1e-3f, 0.0f, 1e30f, 7.25f};
+  npy::Array s{{8, 1}, std::vector<float>(std::begin(scales), std::end(scales))};
+  npy::write(path("q.npy"), q);
+  npy::write(path("s.npy"), s);
+  Result result = run("run '" + path("dequantize.lj") + "' --in q=" + path("q.npy") + " --in s=" +
+                      path("s.npy") + " --out y=" + path("y.npy") + " --out c=" + path("c.npy"));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  npy::Array y = npy::read(path("y.npy")), c = npy::read(path("c.npy"), npy::Accept::Any);
+  ASSERT_EQ(y.shape, q.shape);
+  ASSERT_EQ(c.dtype, npy::Dtype::I8);
+  ASSERT_EQ(c.shape, q.shape);
+  int64_t mismatches = 0;
+  for (size_t i = 0; i < q.int8.size(); ++i) {
+    float want = static_cast<float>(q.int8[i]) * scales[i / 256]; // one f32 multiply
+    if (std::bit_cast<uint32_t>(y.data[i]) != f32Bits(want) ||
+        c.int8[i] != roundToI8(q.int8[i])) {
+      EXPECT_LT(++mismatches, 5) << "element " << i << ": q " << int{q.int8[i]} << ", y "
+                                 << y.data[i] << " (want " << want << "), c " << int{c.int8[i]};
+    }
+  }
+  EXPECT_EQ(mismatches, 0);
+  EXPECT_EQ(c.int8[128], -127) << "-128 stores saturated";
+  // Random data through the same program, against the oracle.
+  check::Case random = check::makeCase(dequantize(), {5, 37}, check::Fill::Random, 5);
+  result = run("run '" + path("dequantize.lj") + "'" + saveInputs(random) + " --out y=" +
+               path("y.npy") + " --out c=" + path("c.npy"));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  expectOutputMatches(random, 0, path("y.npy"));
+  expectOutputMatches(random, 1, path("c.npy"));
+}
+
+TEST_F(Cli, AnInt8InputTakesInt8FilesOnly) {
+  std::ofstream(path("dequantize.lj")) << print(dequantize());
+  npy::write(path("q_f4.npy"), npy::Array{{2, 4}, std::vector<float>(8, 1.0f)});
+  npy::Array q_i1{{2, 4}, {}, npy::Dtype::I8, {}, std::vector<int8_t>(8, 3)};
+  npy::write(path("q_i1.npy"), q_i1);
+  npy::Array q_f2{{2, 4}, {}, npy::Dtype::F16, std::vector<uint16_t>(8, 0x3c00), {}};
+  npy::write(path("q_f2.npy"), q_f2);
+  npy::write(path("s.npy"), npy::Array{{2, 1}, {0.5f, 2.0f}});
+  std::ofstream(path("y.npy")) << kPrevious;
+  std::string program = " '" + path("dequantize.lj") + "'";
+  std::string rest = " --in s=" + path("s.npy") + " --out y=" + path("y.npy") + " --out c=" +
+                     path("c.npy");
+  expectError(run("run" + program + " --in q=" + path("q_f4.npy") + rest),
+              "input 'q' is i8 but " + path("q_f4.npy") +
+                  " holds float32 ('<f4'), which is not converted; i8 inputs take int8 ('|i1')");
+  expectError(run("run" + program + " --in q=" + path("q_f2.npy") + rest),
+              "input 'q' is i8 but " + path("q_f2.npy") + " holds float16 ('<f2')");
+  // An int8 file is no float input's either: f32 and bf16 refuse it.
+  expectError(run("run" + program + " --in q=" + path("q_i1.npy") + " --in s=" +
+                  path("q_i1.npy") + " --out y=" + path("y.npy") + " --out c=" + path("c.npy")),
+              "input 's' is f32 but " + path("q_i1.npy") +
+                  " holds int8 ('|i1'), which is not converted; f32 inputs take float32 ('<f4')");
+  std::ofstream(path("bf16.lj")) << print(bf16Product());
+  npy::write(path("g_bf16.npy"), columnFactors(DType::BF16));
+  expectError(run("run '" + path("bf16.lj") + "' --in x=" + path("q_i1.npy") + " --in g=" +
+                  path("g_bf16.npy") + " --out y=" + path("y.npy") + " --out z=" + path("z.npy")),
+              "input 'x' is bf16 but " + path("q_i1.npy") + " holds int8 ('|i1')");
+  expectUntouched(path("y.npy"));
+  EXPECT_FALSE(fs::exists(path("c.npy")));
+  EXPECT_FALSE(fs::exists(path("z.npy")));
 }
 
 TEST_F(Cli, DumpTextPrintsTheProgram) {

@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <limits>
 #include <map>
 
@@ -61,13 +62,18 @@ std::string shapeText(const std::vector<int64_t> &shape) {
 }
 
 // The file dtype an output of `type` is written as: f16 as numpy's float16,
-// bf16 as np.save writes an ml_dtypes.bfloat16 array.
+// bf16 as np.save writes an ml_dtypes.bfloat16 array, i8 as numpy's int8.
+// Every DType is listed, so a new one is a -Wswitch warning here.
 npy::Dtype fileDtype(DType type) {
   switch (type) {
   case DType::F16: return npy::Dtype::F16;
   case DType::BF16: return npy::Dtype::BF16;
-  default: return npy::Dtype::F32;
+  case DType::I8: return npy::Dtype::I8;
+  case DType::F32:
+  case DType::I32: // the verifier admits no i32 or bool buffer
+  case DType::Bool: break;
   }
+  return npy::Dtype::F32;
 }
 
 // Whether an input declared `type` takes a file of `dtype`. bf16 also takes
@@ -78,8 +84,11 @@ bool accepts(DType type, npy::Dtype dtype) {
   case DType::F16: return dtype == npy::Dtype::F16;
   case DType::BF16:
     return dtype == npy::Dtype::BF16 || dtype == npy::Dtype::U16 || dtype == npy::Dtype::I16;
-  default: return false; // the verifier admits no other buffer type
+  case DType::I8: return dtype == npy::Dtype::I8;
+  case DType::I32:
+  case DType::Bool: break; // the verifier admits no such buffer
   }
+  return false;
 }
 
 std::string acceptedText(DType type) {
@@ -174,12 +183,15 @@ void runCommand(const RunArgs &args) {
     npy::Array array;
     array.shape = {shape.rows, cols};
     array.dtype = fileDtype(output.type);
-    // NaN before the run, so that an element the kernel failed to write shows.
+    // NaN before the run, so that an element the kernel failed to write
+    // shows; i8 has no NaN, and -128 is a value no write stores (roundToI8).
     auto count = static_cast<size_t>(shape.rows * cols);
     if (output.type == DType::BF16)
       array.bits.assign(count, kCanonicalNaNBF16);
     else if (output.type == DType::F16)
       array.bits.assign(count, kCanonicalNaNF16);
+    else if (output.type == DType::I8)
+      array.int8.assign(count, std::numeric_limits<int8_t>::min());
     else
       array.data.assign(count, std::numeric_limits<float>::quiet_NaN());
     results.push_back(std::move(array));

@@ -10,7 +10,8 @@
 //  - the two configurations differ in any output bit (docs/switches.md: no
 //    switch, and not W, changes an output bit);
 //  - an element the oracle can fairly check (well_conditioned.h) is off by
-//    more than check::kTolerance.
+//    more than check::agrees allows (check::kTolerance, plus one unit of a
+//    bf16 or f16 output's last place, one step of an i8 output's).
 // A program the compiler rejects with an Error, or a shape bind rejects, is
 // not a finding: that is the documented way to refuse input.
 #include "fuzz_check.h"
@@ -178,8 +179,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (size_t o = 0; o < c->outputs.size(); ++o)
       for (int64_t r = 0; r < shape.rows; ++r)
         for (int64_t col = 0; col < c->outputs[o].cols(); ++col)
-          // get() widens exactly and one-to-one (bf16, f16): equal bits
-          // in f32 are equal stored bits.
+          // get() widens exactly and one-to-one (bf16, f16, i8): equal
+          // bits in f32 are equal stored bits.
           fuzz::require(std::bit_cast<uint32_t>(c->outputs[o].get(r, col)) ==
                             std::bit_cast<uint32_t>(c2->outputs[o].get(r, col)),
                         "output " + p.outputs[o].name + "[" + std::to_string(r) + "," +

@@ -1,14 +1,14 @@
 // Writes the fuzz targets' seed corpus, deterministically:
 //   build/fuzz/fuzz_make_corpus fuzz/corpus
 // text_roundtrip and compile_run: the library's programs as printed text
-// (with f32 buffers, and with bf16 or f16 ones), the two docs/text-format.md
-// examples and hand-written programs covering
-// every node kind, string names and special constants. npy_reader: float32
-// files of several shapes (0-D, empty, 1-D, 2-D, 3-D), float16 and bfloat16
-// files (as numpy and ml_dtypes write them, and bf16 bits as uint16/int16)
-// and the header variants the reader must refuse or accept (other dtypes,
-// Fortran order, versions 2.0 and 3.0, truncated data). Each file is written
-// whole (temporary file, then rename).
+// (with f32 buffers, and with bf16 or f16 ones), its quantizing entries (i8
+// outputs), the two docs/text-format.md examples and hand-written programs
+// covering every node kind, string names, special constants and i8 inputs.
+// npy_reader: float32 files of several shapes (0-D, empty, 1-D, 2-D, 3-D),
+// float16 and bfloat16 files (as numpy and ml_dtypes write them, and bf16
+// bits as uint16/int16), int8 files, and the header variants the reader must
+// refuse or accept (other dtypes, Fortran order, versions 2.0 and 3.0,
+// truncated data). Each file is written whole (temporary file, then rename).
 #include "npy.h"
 
 #include <lanejit/library.h>
@@ -133,6 +133,27 @@ program layernorm {
   w[0:C] = %5
 }
 )"},
+    {"int8_dequantize.txt", R"(program dequantize {
+  in q: i8[R, C]
+  in s: f32[R, 1]
+  in g: i8[C]
+  in z: i8
+  out y: f32[R, C]
+  out c: i8[R, C]
+  out h: bf16[R, C]
+  %q = load q[0:C]
+  %s = load s[0:1]
+  %0 = reduce.max %s
+  %z = load z
+  %1 = sub %q, %z
+  %2 = mul %1, %0
+  y[0:C] = %2
+  %g = load g[0:C]
+  %3 = mul %q, %g
+  c[0:C] = %3
+  h[0:C] = %2
+}
+)"},
     {"activations.txt", R"(program acts {
   in x: f32[R, C]
   in u: f32[R, C]
@@ -191,6 +212,17 @@ std::string halves(int n) {
   return data;
 }
 
+// int8 values at both ends of the range (-128 included, which no write
+// stores), around zero and in between.
+const int8_t kInt8Values[] = {-128, -127, -64, -2, -1, 0, 1, 2, 63, 64, 100, 126, 127, 5, -5};
+
+std::string int8s(int n) {
+  std::string data;
+  for (int i = 0; i < n; ++i)
+    data.push_back(static_cast<char>(kInt8Values[i % 15]));
+  return data;
+}
+
 std::string floats(int n) {
   std::string data;
   for (int i = 0; i < n; ++i) {
@@ -212,12 +244,14 @@ int main(int argc, char **argv) {
     fs::create_directories(root / target);
 
   std::vector<std::pair<std::string, std::string>> texts;
-  for (const library::Entry &entry : library::all()) {
-    texts.emplace_back("library_" + entry.name + ".txt", print(entry.make()));
-    DType storage = entry.name.size() % 2 ? DType::BF16 : DType::F16;
-    texts.emplace_back("library_" + entry.name + "_" + std::string(name(storage)) + ".txt",
-                       print(withStorage(entry.make(), storage)));
-  }
+  for (const auto *entries : {&library::all(), &library::quantizing()})
+    for (const library::Entry &entry : *entries) {
+      texts.emplace_back("library_" + entry.name + ".txt", print(entry.make()));
+      // withStorage keeps the quantizing entries' i8 outputs i8.
+      DType storage = entry.name.size() % 2 ? DType::BF16 : DType::F16;
+      texts.emplace_back("library_" + entry.name + "_" + std::string(name(storage)) + ".txt",
+                         print(withStorage(entry.make(), storage)));
+    }
   for (const auto &program : kPrograms) {
     parse(program[1]); // a seed that does not parse would be a weak seed
     texts.emplace_back(program[0], program[1]);
@@ -250,6 +284,14 @@ int main(int argc, char **argv) {
     a.bits.assign(std::begin(kHalfPatterns), std::end(kHalfPatterns));
     writeWhole(root / "npy_reader" / name, npy::serialize(a));
   }
+  // int8 as np.save writes numpy's int8 arrays ('|i1').
+  {
+    npy::Array a;
+    a.shape = {3, 5};
+    a.dtype = npy::Dtype::I8;
+    a.int8.assign(std::begin(kInt8Values), std::end(kInt8Values));
+    writeWhole(root / "npy_reader" / "i1_2d", npy::serialize(a));
+  }
   const std::string f4 = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
   const std::vector<std::pair<std::string, std::string>> raw = {
       {"f4_v2", rawNpy(2, f4, floats(6))},
@@ -276,10 +318,14 @@ int main(int argc, char **argv) {
                          halves(6))},
       {"bf16_big_endian",
        rawNpy(1, "{'descr': '>V2', 'fortran_order': False, 'shape': (2,), }", halves(2))},
+      {"i1_0d", rawNpy(1, "{'descr': '|i1', 'fortran_order': False, 'shape': (), }", int8s(1))},
+      {"i1_truncated",
+       rawNpy(1, "{'descr': '|i1', 'fortran_order': False, 'shape': (2, 3), }", int8s(5))},
+      {"u1", rawNpy(1, "{'descr': '|u1', 'fortran_order': False, 'shape': (4,), }", int8s(4))},
   };
   for (const auto &[name, bytes] : raw)
     writeWhole(root / "npy_reader" / name, bytes);
   std::printf("wrote %zu text seeds (twice) and %zu .npy seeds under %s\n", texts.size(),
-              shapes.size() + std::size(halves_seeds) + raw.size(), root.c_str());
+              shapes.size() + std::size(halves_seeds) + 1 + raw.size(), root.c_str());
   return 0;
 }

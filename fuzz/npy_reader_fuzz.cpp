@@ -21,6 +21,7 @@ namespace {
 
 bool sameBits(const npy::Array &a, const npy::Array &b) {
   return a.data.size() == b.data.size() && a.bits.size() == b.bits.size() &&
+         a.int8 == b.int8 &&
          (a.data.empty() ||
           std::memcmp(a.data.data(), b.data.data(), a.data.size() * sizeof(float)) == 0) &&
          (a.bits.empty() ||
@@ -39,12 +40,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                   std::string("npy::parse threw an Error of a kind other than Io: ") + e.what());
     return 0;
   }
-  bool f32 = array.dtype == npy::Dtype::F32;
-  size_t held = f32 ? array.data.size() : array.bits.size();
-  fuzz::require(static_cast<int64_t>(held) == array.size() &&
-                    (f32 ? array.bits.empty() : array.data.empty()),
-                "data has " + std::to_string(held) + " elements, shape says " +
-                    std::to_string(array.size()));
+  bool f32 = array.dtype == npy::Dtype::F32, i8 = array.dtype == npy::Dtype::I8;
+  // The dtype's own vector holds the elements, the other two nothing.
+  size_t held = f32 ? array.data.size() : i8 ? array.int8.size() : array.bits.size();
+  size_t others = array.data.size() + array.bits.size() + array.int8.size() - held;
+  fuzz::require(static_cast<int64_t>(held) == array.size() && others == 0,
+                "data has " + std::to_string(held) + " elements (and " + std::to_string(others) +
+                    " in other vectors), shape says " + std::to_string(array.size()));
   for (int64_t extent : array.shape)
     fuzz::require(extent >= 0, "negative extent in a parsed shape");
 

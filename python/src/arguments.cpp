@@ -42,7 +42,10 @@ std::string what(const char *role, const std::string &name) {
 
 // The element type's name in numpy and torch ("must be bfloat16").
 std::string elementName(DType type) {
-  return type == DType::BF16 ? "bfloat16" : type == DType::F16 ? "float16" : "float32";
+  return type == DType::BF16  ? "bfloat16"
+         : type == DType::F16 ? "float16"
+         : type == DType::I8  ? "int8"
+                              : "float32";
 }
 
 // numpy has no bfloat16; ml_dtypes adds one (a dtype registered when it is
@@ -89,6 +92,8 @@ std::optional<DType> numpyType(const py::detail::PyArrayDescr_Proxy *descr) {
     return DType::F32;
   if (descr->type_num == kNpyHalf)
     return DType::F16;
+  if (descr->type_num == py::detail::npy_api::NPY_BYTE_) // int8
+    return DType::I8;
   if (descr->type_num >= kNpyUserDef && descr->type_num == bf16TypeNum())
     return DType::BF16;
   return std::nullopt;
@@ -99,6 +104,7 @@ std::optional<DType> tensorType(TensorElement element) {
   case TensorElement::F32: return DType::F32;
   case TensorElement::BF16: return DType::BF16;
   case TensorElement::F16: return DType::F16;
+  case TensorElement::I8: return DType::I8;
   case TensorElement::Other: break;
   }
   return std::nullopt;
@@ -276,8 +282,9 @@ BufferRef bindOne(py::handle object, ParamKind kind, DType type, const char *rol
 }
 
 TensorElement tensorElementOf(DType type) {
-  return type == DType::BF16 ? TensorElement::BF16
+  return type == DType::BF16  ? TensorElement::BF16
          : type == DType::F16 ? TensorElement::F16
+         : type == DType::I8  ? TensorElement::I8
                               : TensorElement::F32;
 }
 
@@ -385,6 +392,7 @@ py::object allocateOutputs(const Program &program, Shape shape, BoundArguments &
       std::vector<py::ssize_t> shape(sizes, sizes + dims + 1);
       py::dtype dtype = type == DType::F32   ? py::dtype::of<float>()
                         : type == DType::F16 ? py::dtype(kNpyHalf)
+                        : type == DType::I8  ? py::dtype::of<int8_t>()
                                              : bf16Dtype(what("output", program.outputs[i].name));
       py::array a(dtype, shape);
       data = a.mutable_data();

@@ -1,5 +1,5 @@
 // Python objects -> BufferRefs, without copying: numpy arrays and torch
-// tensors (CPU, of the declared element type: float32, bfloat16 or float16;
+// tensors (CPU, of the declared element type: float32, bfloat16, float16 or int8;
 // unit column stride, any row stride) are passed by pointer, Python numbers
 // as scalars. Anything else raises TypeError or ValueError naming the
 // argument; nothing is ever copied or converted silently.

@@ -35,7 +35,7 @@ struct Layout {
 };
 
 // A tensor the kernel can read as it is (of a buffer type: float32,
-// bfloat16 or float16): the guard every entry starts with.
+// bfloat16, float16 or int8): the guard every entry starts with.
 inline bool plainTensor(const TorchTable *table, PyObject *object, TensorView &view) {
   return table->view(object, &view) && view.element != TensorElement::Other && view.on_cpu &&
          view.strided && !view.needs_grad && view.dims <= kMaxDims;

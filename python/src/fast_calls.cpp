@@ -4,7 +4,7 @@
 // A call with no keywords looks its positional arguments up in a short list
 // of entries the Python side registered: each fixes the argument count and,
 // per argument, that it is a dense CPU tensor not needing grad with exactly
-// this element type (float32, bfloat16 or float16), sizes and strides; and
+// this element type (float32, bfloat16, float16 or int8), sizes and strides; and
 // that CPU autocast is off (entries are registered only then). A hit
 // runs the entry's target without any Python code: either the kernel itself
 // (arguments and module parameters bound to its inputs by pointer, outputs

@@ -31,10 +31,10 @@ Expr toExpr(py::handle value, const Expr &like) {
 
 // A buffer's element type by its text-format name.
 DType bufferType(const std::string &dtype) {
-  for (DType t : {DType::F32, DType::BF16, DType::F16})
+  for (DType t : {DType::F32, DType::BF16, DType::F16, DType::I8})
     if (dtype == name(t))
       return t;
-  throw Error(Error::Kind::Verify, "dtype '" + dtype + "': buffers hold f32, bf16 or f16");
+  throw Error(Error::Kind::Verify, "dtype '" + dtype + "': buffers hold f32, bf16, f16 or i8");
 }
 
 // A slice bound: an int, a Dim, or None (the start or the end).
@@ -215,7 +215,7 @@ void defineProgram(py::module_ &m) {
               l.emplace_back(name(d.type));
             return l;
           },
-          "the element type per input: 'f32', 'bf16' or 'f16'")
+          "the element type per input: 'f32', 'bf16', 'f16' or 'i8'")
       .def_property_readonly(
           "output_dtypes",
           [](const Program &p) {
@@ -224,7 +224,7 @@ void defineProgram(py::module_ &m) {
               l.emplace_back(name(o.type));
             return l;
           },
-          "the element type per output: 'f32', 'bf16' or 'f16'")
+          "the element type per output: 'f32', 'bf16', 'f16' or 'i8'")
       .def("hash", &Program::hash)
       .def("__str__", [](const Program &p) { return print(p); })
       .def("__repr__", [](const Program &p) { return "<lanejit.Program " + p.name + ">"; });
@@ -275,10 +275,12 @@ void defineProgram(py::module_ &m) {
       "with_storage",
       [](const Program &p, const std::string &dtype) { return withStorage(p, bufferType(dtype)); },
       py::arg("program"), py::arg("dtype"),
-      "The program with every f32 input and output stored as dtype ('bf16', 'f16' or 'f32') "
-      "instead; values and operations unchanged (docs/element-types.md)");
+      "The program with every f32, bf16 and f16 input and output stored as dtype ('bf16', "
+      "'f16' or 'f32') instead (i8 buffers stay i8); values and operations unchanged "
+      "(docs/element-types.md)");
 
-  py::module_ lib = m.def_submodule("library", "The six operators as ready programs (library.h)");
+  py::module_ lib = m.def_submodule(
+      "library", "The six operators and int8 row quantization as ready programs (library.h)");
   lib.def("rope", &library::rope);
   lib.def("layernorm", &library::layerNorm);
   lib.def("swiglu", &library::swiglu);
@@ -291,7 +293,30 @@ void defineProgram(py::module_ &m) {
       n.push_back(e.name);
     return n;
   });
-  lib.def("by_name", &library::byName, py::arg("name"));
+  // quantize_q8(), rmsnorm_q8(), ...: every quantizing entry by its name,
+  // so an entry added to library::quantizing() is there without a binding.
+  for (const library::Entry &e : library::quantizing())
+    lib.def(e.name.c_str(), e.make,
+            ("The library's " + e.name + " program (library.h, docs/python.md)").c_str());
+  lib.def("quantizing", [] {
+    std::vector<std::string> n;
+    for (const auto &e : library::quantizing())
+      n.push_back(e.name);
+    return n;
+  });
+  lib.def("by_name", &library::byName, py::arg("name"),
+          "any entry of names() or quantizing()");
+  // The C++ function itself on the Python Builder (a ProgramBuilder), so
+  // the program is the one C++ builds, hash for hash.
+  lib.def(
+      "quantize_rows",
+      [](ProgramBuilder &b, const Expr &y, const std::string &values, const std::string &scales) {
+        library::quantizeRows(b, y, values, scales);
+      },
+      py::arg("builder"), py::arg("y"), py::arg("values") = "q", py::arg("scales") = "scale",
+      "Appends symmetric int8 quantization of each row of y: output `values` (i8, y's "
+      "columns) = y * (127 / max|y|) rounded to nearest-even and saturated to +-127 (NaN as "
+      "0; 0 where max|y| = 0), output `scales` (f32 [R, 1]) = max|y| / 127");
 }
 
 } // namespace lanejit::python

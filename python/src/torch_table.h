@@ -17,9 +17,9 @@ namespace lanejit::python {
 constexpr int kMaxDims = 8;
 
 // A tensor's element type as far as kernels care: the buffer types
-// (lanejit::DType's F32, BF16, F16) or anything else. Its own enum so the
+// (lanejit::DType's F32, BF16, F16, I8) or anything else. Its own enum so the
 // adapter needs no lanejit header but buffer.h.
-enum class TensorElement : uint8_t { Other, F32, BF16, F16 };
+enum class TensorElement : uint8_t { Other, F32, BF16, F16, I8 };
 
 struct TensorView {
   void *data = nullptr;

@@ -22,6 +22,7 @@ TensorElement elementOf(at::ScalarType type) {
   case at::kFloat: return TensorElement::F32;
   case at::kBFloat16: return TensorElement::BF16;
   case at::kHalf: return TensorElement::F16;
+  case at::kChar: return TensorElement::I8;
   default: return TensorElement::Other;
   }
 }
@@ -33,6 +34,8 @@ const char *dtypeName(at::ScalarType type) {
   case at::kDouble: return "torch.float64";
   case at::kHalf: return "torch.float16";
   case at::kBFloat16: return "torch.bfloat16";
+  case at::kChar: return "torch.int8"; // c10 calls it "Char"
+  case at::kByte: return "torch.uint8";
   default: return c10::toString(type);
   }
 }
@@ -40,6 +43,7 @@ const char *dtypeName(at::ScalarType type) {
 at::ScalarType scalarTypeOf(TensorElement element) {
   return element == TensorElement::BF16  ? at::kBFloat16
          : element == TensorElement::F16 ? at::kHalf
+         : element == TensorElement::I8  ? at::kChar
                                          : at::kFloat;
 }
 

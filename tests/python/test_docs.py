@@ -12,3 +12,4 @@ def test_examples_run(torch):
     # The printed error in the first section is the binder's real message.
     assert "lanejit: input 'x' must be float32, got a numpy array of float64" in text
     assert "lanejit: input 'x' must be bfloat16, got a numpy array of float32" in text
+    assert "lanejit: input 'x' must be float32, got a numpy array of int8" in text

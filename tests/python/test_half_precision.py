@@ -122,7 +122,7 @@ def test_with_storage_retypes_every_buffer(dtype):
     assert program.input_dtypes == [dtype] * 3 and program.output_dtypes == [dtype]
     assert lanejit.library.layernorm().input_dtypes == ["f32"] * 3
     assert f"in x: {dtype}[R, C]" in str(program)
-    with pytest.raises(lanejit.Error, match="buffers hold f32, bf16 or f16"):
+    with pytest.raises(lanejit.Error, match="buffers hold f32, bf16, f16 or i8"):
         lanejit.with_storage(program, "f64")
 
 

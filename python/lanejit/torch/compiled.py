@@ -13,7 +13,7 @@ kept for explain().
 
 In front of all that sit two caches of what a call runs. _lanejit.FastCalls
 (the C base class; its call slot is the callable's __call__) holds entries
-for calls whose arguments are plain float32, bfloat16 or float16 CPU
+for calls whose arguments are plain float32, bfloat16, float16 or int8 CPU
 tensors, keyed by exact dtypes, sizes and strides, and runs the kernel
 (when direct applies) or the specialization's forward without Python code;
 it holds none for calls under CPU autocast, which takes the path below.
@@ -257,8 +257,8 @@ class Compiled(_lj.FastCalls):
 
 
 def _register(compiled, args, **target):
-    """Adds the C entry for this call (only plain float32, bfloat16 or
-    float16 CPU tensors that need no grad, outside autocast, get one; the C
+    """Adds the C entry for this call (only plain float32, bfloat16, float16
+    or int8 CPU tensors that need no grad, outside autocast, get one; the C
     guard re-checks that on every call)."""
     try:
         _lj._fast_register(compiled, args, compiled.last, **target)

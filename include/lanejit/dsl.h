@@ -113,4 +113,12 @@ Expr mean(Expr x);
 Expr rowmax(Expr x);
 Expr rowmin(Expr x);
 
+// Per group of `g` columns (x[:, j*g : j*g+g] -> element j; the length of x
+// must divide by g), and back: repeat(v, g) gives each element g columns.
+Expr groupsum(Expr x, int64_t g);
+Expr groupmean(Expr x, int64_t g);
+Expr groupmax(Expr x, int64_t g);
+Expr groupmin(Expr x, int64_t g);
+Expr repeat(Expr v, int64_t g);
+
 } // namespace lanejit

@@ -90,7 +90,9 @@ int64_t bytesOf(DType type);
   X(Binary)                                                                                        \
   X(Select) /* cond ? a : b, elementwise */                                                        \
   X(Fma)    /* a*b + c with one rounding; only where the program asks */                           \
-  X(Reduce) /* row reduction of a column vector, row-uniform result */
+  X(Reduce) /* row reduction of a column vector, row-uniform result */                             \
+  X(Group)  /* element j reduces arg[j*g : j*g+g], in column order (g = begin) */                  \
+  X(Repeat) /* element j is arg[j / g]: each element g times (g = begin) */
 
 #define LANEJIT_ENUM_ENTRY(Name, ...) Name,
 enum class UnaryOp : uint8_t { LANEJIT_UNARY_OPS(LANEJIT_ENUM_ENTRY) };
@@ -152,7 +154,8 @@ struct Node {
   uint8_t op = 0; // UnaryOp / BinaryOp / ReduceOp for those kinds
   DType type = DType::F32;
   std::optional<Dim> len; // column count; nullopt means row-uniform
-  Dim begin;              // Load, ColIndex, Slice: first column; DimValue: dim
+  Dim begin;              // Load, ColIndex, Slice: first column; DimValue: dim;
+                          // Group, Repeat: columns per group (a constant)
   int param = -1;         // Load: index into Program::inputs
   double value = 0;       // Const: the value, exactly representable in type
   std::vector<Expr> args;
@@ -161,7 +164,8 @@ struct Node {
   bool rowUniform() const { return !len.has_value(); }
   UnaryOp unaryOp() const { return static_cast<UnaryOp>(op); }
   BinaryOp binaryOp() const { return static_cast<BinaryOp>(op); }
-  ReduceOp reduceOp() const { return static_cast<ReduceOp>(op); }
+  ReduceOp reduceOp() const { return static_cast<ReduceOp>(op); } // Reduce, Group
+  int64_t groupSize() const { return begin.offset(); }             // Group, Repeat
 };
 
 // Validating constructors (Halide-style make): each checks operand types and
@@ -179,6 +183,13 @@ Expr binary(BinaryOp op, Expr a, Expr b);
 Expr select(Expr cond, Expr a, Expr b);
 Expr fma(Expr a, Expr b, Expr c);
 Expr reduce(ReduceOp op, Expr arg);
+// Reductions of each run of `group` columns of an f32 column vector: a
+// vector `group` times shorter (its length must divide at bind time). Each
+// run is combined left to right, so a sum's bits do not depend on W.
+Expr group(ReduceOp op, Expr arg, int64_t group);
+// Each element of an f32 column vector `group` times: the inverse shape
+// of group(), to apply a per-group value to its columns.
+Expr repeat(Expr arg, int64_t group);
 // A copy of `node` with new operands (same kind, op and attributes).
 Expr withArgs(const Node &node, std::vector<Expr> args);
 bool structurallyEqual(const Expr &a, const Expr &b);
@@ -210,10 +221,11 @@ struct Program {
   }
 };
 
-// `program` with every floating-point (f32, bf16, f16) input and output held
-// as `storage` instead (bf16, f16 or f32); i8 buffers stay i8. Its values
-// and operations are unchanged, since loads widen and writes round. Throws
-// Error(Kind::Verify) for another storage type.
+// `program` with every f32 input and output held as `storage` instead (bf16
+// or f16); buffers declared of another type (a Q8_0 program's f16 scales,
+// i8 values) stay as they are. Its values and operations are unchanged,
+// since loads widen and writes round. Throws Error(Kind::Verify) for a
+// storage type other than f32, bf16 or f16.
 Program withStorage(Program program, DType storage);
 
 // Calls fn(node) once per reachable node, operands before users, in the

@@ -4,11 +4,14 @@
 // docs/library.md defines each one and shows its text form.
 #pragma once
 
-#include <lanejit/dsl.h>
 #include <lanejit/ir.h>
 
 #include <string>
 #include <vector>
+
+namespace lanejit {
+class ProgramBuilder; // lanejit/dsl.h
+}
 
 namespace lanejit::library {
 
@@ -33,10 +36,21 @@ Program maskedSoftmax();
 // the values stored as i8: nearest-even, saturated to +-127, NaN as 0.
 void quantizeRows(ProgramBuilder &b, const Expr &y, const std::string &values = "q",
                   const std::string &scales = "scale");
+// The same per block of `block` columns (ggml's Q8_0 for 32): outputs
+// `values` (i8, y's columns) and `scales` (f16 [R, C/block]):
+//   d = max|y[block]| / 127 stored as f16,  values = y * (127 / max|y[block]|)
+// where q is computed from the f32 max, not the rounded d, as ggml does.
+// C must be a multiple of `block`.
+void quantizeBlocks(ProgramBuilder &b, const Expr &y, const std::string &values = "q",
+                    const std::string &scales = "scale", int64_t block = 32);
 // x:[R,C] -> q:i8[R,C], scale:[R,1]
 Program quantizeQ8();
 // x:[R,C], gamma:[C] -> rmsNorm's y, quantized: q:i8[R,C], scale:[R,1].
 Program rmsNormQ8();
+// x:[R,C] -> q:i8[R,C], scale:f16[R,C/32] (Q8_0's values and scales)
+Program quantizeQ8_0();
+// x:[R,C], gamma:[C] -> rmsNorm's y in Q8_0: q:i8[R,C], scale:f16[R,C/32].
+Program rmsNormQ8_0();
 
 struct Entry {
   std::string name; // "rope", "layernorm", "swiglu", "rmsnorm", "gelu_residual", "masked_softmax"
@@ -44,7 +58,8 @@ struct Entry {
 };
 // The six operators.
 const std::vector<Entry> &all();
-// The quantizing entries: "quantize_q8", "rmsnorm_q8".
+// The quantizing entries: "quantize_q8", "rmsnorm_q8", "quantize_q8_0",
+// "rmsnorm_q8_0".
 const std::vector<Entry> &quantizing();
 // Any entry of all() or quantizing(); throws Error(Kind::Verify) for an
 // unknown name.

@@ -208,4 +208,10 @@ Expr rowmin(Expr x) {
   return ir::reduce(ReduceOp::Min, std::move(x));
 }
 
+Expr groupsum(Expr x, int64_t g) { return ir::group(ReduceOp::Sum, std::move(x), g); }
+Expr groupmean(Expr x, int64_t g) { return ir::group(ReduceOp::Mean, std::move(x), g); }
+Expr groupmax(Expr x, int64_t g) { return ir::group(ReduceOp::Max, std::move(x), g); }
+Expr groupmin(Expr x, int64_t g) { return ir::group(ReduceOp::Min, std::move(x), g); }
+Expr repeat(Expr v, int64_t g) { return ir::repeat(std::move(v), g); }
+
 } // namespace lanejit

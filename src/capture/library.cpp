@@ -82,15 +82,28 @@ Program maskedSoftmax() {
   return b.build();
 }
 
+namespace {
+// 127 / max|y| in one rounding, as ggml's x86 quantizers compute it (not
+// 1 / scale, two roundings), 0 for a zero max. An infinite max gives 0
+// (every finite value stores 0, and the scale says inf); a NaN gives NaN,
+// stored as 0.
+Expr inverseScale(const Expr &absmax) {
+  return select(eq(absmax, constant(0.0f)), constant(0.0f), 127.0f / absmax);
+}
+} // namespace
+
 void quantizeRows(ProgramBuilder &b, const Expr &y, const std::string &values,
                   const std::string &scales) {
   Expr absmax = rowmax(abs(y));
-  // 127 / max|y| in one rounding, as ggml's x86 quantizers compute it (not
-  // 1 / scale, two roundings). An infinite max gives 0 (every finite value
-  // stores 0, and scale says inf); a NaN gives NaN, stored as 0.
-  Expr inverse = select(eq(absmax, constant(0.0f)), constant(0.0f), 127.0f / absmax);
-  b.output(values, y * inverse, DType::I8);
+  b.output(values, y * inverseScale(absmax), DType::I8);
   b.write(scales, 0, absmax / 127.0f, 1);
+}
+
+void quantizeBlocks(ProgramBuilder &b, const Expr &y, const std::string &values,
+                    const std::string &scales, int64_t block) {
+  Expr absmax = groupmax(abs(y), block);
+  b.output(values, y * repeat(inverseScale(absmax), block), DType::I8);
+  b.output(scales, absmax / 127.0f, DType::F16);
 }
 
 Program quantizeQ8() {
@@ -105,6 +118,18 @@ Program rmsNormQ8() {
   return b.build();
 }
 
+Program quantizeQ8_0() {
+  ProgramBuilder b("quantize_q8_0");
+  quantizeBlocks(b, b.rows("x"));
+  return b.build();
+}
+
+Program rmsNormQ8_0() {
+  ProgramBuilder b("rmsnorm_q8_0");
+  quantizeBlocks(b, rmsNormOf(b));
+  return b.build();
+}
+
 const std::vector<Entry> &all() {
   static const std::vector<Entry> entries = {
       {"rope", rope},       {"layernorm", layerNorm},        {"swiglu", swiglu},
@@ -115,7 +140,9 @@ const std::vector<Entry> &all() {
 
 const std::vector<Entry> &quantizing() {
   static const std::vector<Entry> entries = {{"quantize_q8", quantizeQ8},
-                                             {"rmsnorm_q8", rmsNormQ8}};
+                                             {"rmsnorm_q8", rmsNormQ8},
+                                             {"quantize_q8_0", quantizeQ8_0},
+                                             {"rmsnorm_q8_0", rmsNormQ8_0}};
   return entries;
 }
 

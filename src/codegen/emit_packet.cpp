@@ -66,6 +66,88 @@ Value *PacketEmitter::compute(const Node &n, Value *column) {
   return emitElementwise(*scope_->b, n, operands, target_.math);
 }
 
+// W floats of the workspace at `indices` (<W x i32>), lanes off in a masked
+// packet's mask reading nothing (they take `passThrough`).
+Value *PacketEmitter::gather(Value *base, Value *indices, Value *passThrough) {
+  llvm::IRBuilder<> &b = *scope_->b;
+  ++counts_.workspace_loads;
+  Value *mask = mask_ ? mask_ : llvm::Constant::getAllOnesValue(
+                                    llvm::FixedVectorType::get(b.getInt1Ty(), plan_.lanes));
+  Value *pointers = b.CreateInBoundsGEP(b.getFloatTy(), base, indices);
+  return b.CreateMaskedGather(passThrough->getType(), pointers, llvm::Align(4), mask,
+                              passThrough);
+}
+
+// Lane k reduces columns (column+k)*g .. (column+k)*g + g-1 of the operand,
+// left to right: the same steps for every W. Up to 32 columns a gather
+// each, unrolled; longer runs in a loop.
+Value *PacketEmitter::groupReduce(const Node &n, Value *column) {
+  llvm::IRBuilder<> &b = *scope_->b;
+  const int W = plan_.lanes;
+  const int64_t g = n.groupSize();
+  Value *base = scope_->workspace(plan_.slotOf(n.args[0].get()));
+  Value *lanes = b.CreateAdd(b.CreateVectorSplat(W, b.CreateTrunc(column, b.getInt32Ty())),
+                             laneIds(b.getContext(), W));
+  Value *first = b.CreateMul(lanes, b.CreateVectorSplat(W, b.getInt32(static_cast<int32_t>(g))));
+  llvm::Type *vec = llvm::FixedVectorType::get(b.getFloatTy(), W);
+  Value *identity = reductionIdentity(vec, n.reduceOp());
+  auto step = [&](Value *acc, Value *offset) {
+    Value *x = gather(base, b.CreateAdd(first, b.CreateVectorSplat(W, offset)), identity);
+    return emitReductionStep(b, n.reduceOp(), acc, x, &target_.math);
+  };
+  Value *acc = identity;
+  if (g <= 32) {
+    for (int64_t i = 0; i < g; ++i)
+      acc = step(acc, b.getInt32(static_cast<int32_t>(i)));
+  } else {
+    llvm::Function *fn = b.GetInsertBlock()->getParent();
+    llvm::BasicBlock *pre = b.GetInsertBlock();
+    auto *body = llvm::BasicBlock::Create(b.getContext(), "group.body", fn);
+    auto *exit = llvm::BasicBlock::Create(b.getContext(), "group.exit", fn);
+    b.CreateBr(body);
+    b.SetInsertPoint(body);
+    llvm::PHINode *i = b.CreatePHI(b.getInt32Ty(), 2, "group.i");
+    llvm::PHINode *partial = b.CreatePHI(vec, 2, "group.acc");
+    i->addIncoming(b.getInt32(0), pre);
+    partial->addIncoming(identity, pre);
+    Value *next = step(partial, i);
+    Value *i1 = b.CreateAdd(i, b.getInt32(1));
+    i->addIncoming(i1, b.GetInsertBlock());
+    partial->addIncoming(next, b.GetInsertBlock());
+    b.CreateCondBr(b.CreateICmpSLT(i1, b.getInt32(static_cast<int32_t>(g))), body, exit);
+    b.SetInsertPoint(exit);
+    acc = next;
+  }
+  if (n.reduceOp() == ReduceOp::Mean)
+    acc = b.CreateFDiv(acc, llvm::ConstantFP::get(vec, static_cast<double>(g)));
+  return acc;
+}
+
+// Lane k is element (column+k)/g of the operand. A dense packet spans at
+// most two runs when g >= W: two scalar loads and a select; else a gather.
+Value *PacketEmitter::repeated(const Node &n, Value *column) {
+  llvm::IRBuilder<> &b = *scope_->b;
+  const int W = plan_.lanes;
+  const int64_t g = n.groupSize();
+  Value *base = scope_->workspace(plan_.slotOf(n.args[0].get()));
+  llvm::Type *vec = llvm::FixedVectorType::get(b.getFloatTy(), W);
+  Value *lanes = b.CreateAdd(b.CreateVectorSplat(W, b.CreateTrunc(column, b.getInt32Ty())),
+                             laneIds(b.getContext(), W));
+  Value *runs = b.CreateUDiv(lanes, b.CreateVectorSplat(W, b.getInt32(static_cast<int32_t>(g))));
+  if (mask_ || g < W)
+    return gather(base, runs, llvm::Constant::getNullValue(vec));
+  counts_.workspace_loads += 2;
+  Value *lo = b.CreateUDiv(column, b.getInt64(g));
+  Value *hi = b.CreateUDiv(b.CreateAdd(column, b.getInt64(W - 1)), b.getInt64(g));
+  auto element = [&](Value *index) {
+    return b.CreateVectorSplat(
+        W, b.CreateAlignedLoad(b.getFloatTy(), b.CreateInBoundsGEP(b.getFloatTy(), base, index),
+                               llvm::Align(4)));
+  };
+  Value *inLo = b.CreateICmpEQ(runs, b.CreateVectorSplat(W, b.CreateTrunc(lo, b.getInt32Ty())));
+  return b.CreateSelect(inLo, element(lo), element(hi));
+}
+
 // Workspace slots hold f32 and i32 packets as they are; booleans as i32.
 static llvm::Type *storedType(llvm::LLVMContext &ctx, DType type, int lanes) {
   return valueType(ctx, type == DType::Bool ? DType::I32 : type, lanes);
@@ -97,6 +179,10 @@ Value *PacketEmitter::lane(const Expr &e, Value *column) {
     // Column j of a slice is column begin + j of its operand (only when
     // eliminate-slices is off; it normally folds slices into loads).
     v = lane(e->args[0], b.CreateAdd(column, scope_->dim(e->begin)));
+  } else if (e->kind == NodeKind::Group) {
+    v = groupReduce(*e, column);
+  } else if (e->kind == NodeKind::Repeat) {
+    v = repeated(*e, column);
   } else {
     v = compute(*e, column);
   }

@@ -61,6 +61,10 @@ private:
   // The packet of `e` at traversal column `column` (a Slice shifts it).
   llvm::Value *lane(const Expr &e, llvm::Value *column);
   llvm::Value *compute(const Node &n, llvm::Value *column);
+  // Group and repeat nodes, from their operand's workspace slot.
+  llvm::Value *groupReduce(const Node &n, llvm::Value *column);
+  llvm::Value *repeated(const Node &n, llvm::Value *column);
+  llvm::Value *gather(llvm::Value *base, llvm::Value *indices, llvm::Value *passThrough);
   llvm::Value *memoryLoad(llvm::Type *type, llvm::Value *ptr, bool workspace);
   void memoryStore(llvm::Value *value, llvm::Value *ptr, bool workspace);
 

@@ -350,6 +350,41 @@ Expr reduce(ReduceOp op, Expr arg) {
   return finish(std::move(n));
 }
 
+namespace {
+void checkGroupOperand(const std::string &opName, const Expr &arg, int64_t group) {
+  if (!arg)
+    fail(opName, "missing operand");
+  if (!arg->len)
+    fail(opName, "operand is row-uniform; it takes a column vector");
+  if (arg->type != DType::F32)
+    fail(opName, "operand must be f32, not " + std::string(name(arg->type)));
+  if (group < 1 || group > (int64_t{1} << 20))
+    fail(opName, "group of " + std::to_string(group) + " columns (1 to 2^20)");
+}
+} // namespace
+
+Expr group(ReduceOp op, Expr arg, int64_t group) {
+  std::string opName = "group." + std::string(name(op));
+  checkGroupOperand(opName, arg, group);
+  Node n{NodeKind::Group};
+  n.op = static_cast<uint8_t>(op);
+  n.type = DType::F32;
+  n.len = *arg->len / group;
+  n.begin = group;
+  n.args = {std::move(arg)};
+  return finish(std::move(n));
+}
+
+Expr repeat(Expr arg, int64_t group) {
+  checkGroupOperand("repeat", arg, group);
+  Node n{NodeKind::Repeat};
+  n.type = DType::F32;
+  n.len = *arg->len * group;
+  n.begin = group;
+  n.args = {std::move(arg)};
+  return finish(std::move(n));
+}
+
 Expr withArgs(const Node &node, std::vector<Expr> args) {
   switch (node.kind) {
   case NodeKind::Slice:
@@ -364,6 +399,10 @@ Expr withArgs(const Node &node, std::vector<Expr> args) {
     return fma(std::move(args.at(0)), std::move(args.at(1)), std::move(args.at(2)));
   case NodeKind::Reduce:
     return reduce(node.reduceOp(), std::move(args.at(0)));
+  case NodeKind::Group:
+    return group(node.reduceOp(), std::move(args.at(0)), node.groupSize());
+  case NodeKind::Repeat:
+    return repeat(std::move(args.at(0)), node.groupSize());
   default: {
     Node copy = node; // leaves have no operands
     return finish(std::move(copy));

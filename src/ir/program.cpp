@@ -43,7 +43,8 @@ uint64_t Program::hash() const {
   uint64_t h = detail::hashString(name);
   for (const Param &p : inputs) {
     h = hashMix(h, detail::hashString(p.name));
-    h = hashMix(h, static_cast<uint64_t>(p.kind) * 4 + static_cast<uint64_t>(p.type));
+    h = hashMix(h, static_cast<uint64_t>(p.kind));
+    h = hashMix(h, static_cast<uint64_t>(p.type));
     h = hashMix(h, p.cols.hash());
   }
   h = hashMix(h, 0xabcdef);
@@ -81,10 +82,10 @@ Program withStorage(Program program, DType storage) {
     throw Error(Error::Kind::Verify, "program '" + program.name + "': cannot hold its buffers as " +
                                          std::string(name(storage)) + " (f32, bf16 or f16)");
   for (Param &p : program.inputs)
-    if (floating(p.type))
+    if (p.type == DType::F32)
       p.type = storage;
   for (Output &o : program.outputs)
-    if (floating(o.type))
+    if (o.type == DType::F32)
       o.type = storage;
   return program;
 }

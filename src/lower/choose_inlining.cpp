@@ -2,9 +2,15 @@
 // helper functions, by the cost rule (lowering_passes.h) or forced.
 #include "lower/lowering_passes.h"
 
+#include <algorithm>
+
 namespace lanejit::lower {
 
 int opCost(const Node &node) {
+  if (node.kind == NodeKind::Group) // a gather and a step per column of the run
+    return static_cast<int>(std::min<int64_t>(2 * node.groupSize(), 1000));
+  if (node.kind == NodeKind::Repeat)
+    return 4;
   if (node.kind != NodeKind::Unary)
     return 1;
   UnaryOp op = node.unaryOp();

@@ -36,9 +36,10 @@ std::string obstacle(const KernelPlan &plan) {
   forEachNode(p, [&](const Expr &e) {
     bool columnWise = e->kind == NodeKind::RowIndex || e->kind == NodeKind::ColIndex ||
                       e->kind == NodeKind::Slice || e->kind == NodeKind::Reduce ||
+                      readsStoredOperand(*e) ||
                       (e->kind == NodeKind::Load && !e->rowUniform() && !(e->begin == Dim(0)));
     if (columnWise && why.empty())
-      why = "it reads a row or column index, a slice or a reduction";
+      why = "it reads a row or column index, a slice, a reduction, a group or a repeat";
   });
   return why;
 }

@@ -17,6 +17,17 @@ std::unordered_set<const Node *> reductionOperands(const KernelPlan &plan) {
   return operands;
 }
 
+// Operands of group and repeat nodes (plan.h: readsStoredOperand): they
+// stay materialized.
+std::unordered_set<const Node *> storedOperands(const KernelPlan &plan) {
+  std::unordered_set<const Node *> operands;
+  forEachNode(plan.program, [&](const Expr &e) {
+    if (readsStoredOperand(*e))
+      operands.insert(e->args[0].get());
+  });
+  return operands;
+}
+
 // Stops materializing the values `fuse` selects: drops their workspace slot
 // and the traversal that only computed them. Returns how many.
 int unmaterialize(KernelPlan &plan, const std::function<bool(const Node *)> &fuse) {
@@ -54,6 +65,7 @@ bool writesDisjoint(const Program &program, const Traversal &into, const Travers
 
 LoweringResult fusePointwise(KernelPlan &plan) {
   auto keep = reductionOperands(plan);
+  keep.merge(storedOperands(plan));
   int n = unmaterialize(plan, [&](const Node *e) { return !keep.count(e); });
   return {n > 0, std::to_string(n) + " elementwise results fused into their users, " +
                      std::to_string(plan.materialized.size()) + " still materialized"};
@@ -61,7 +73,9 @@ LoweringResult fusePointwise(KernelPlan &plan) {
 
 LoweringResult fuseReductions(KernelPlan &plan) {
   auto operands = reductionOperands(plan);
-  int n = unmaterialize(plan, [&](const Node *e) { return operands.count(e) > 0; });
+  auto stored = storedOperands(plan);
+  int n = unmaterialize(plan,
+                        [&](const Node *e) { return operands.count(e) > 0 && !stored.count(e); });
   return {n > 0, std::to_string(n) + " reduction operands computed inside their reduction's "
                                      "traversal"};
 }

@@ -9,14 +9,15 @@ namespace lanejit::lower {
 namespace {
 
 // Depth of a value: how many reduction traversals must finish before it can
-// be computed. A reduction's own depth is its operand's depth + 1.
+// be computed. A reduction's own depth is its operand's depth + 1; so is a
+// group's or a repeat's, whose operand a traversal before it stores whole.
 std::unordered_map<const Node *, int> depths(const Program &program) {
   std::unordered_map<const Node *, int> depth;
   forEachNode(program, [&](const Expr &e) {
     int d = 0;
     for (const Expr &a : e->args)
       d = std::max(d, depth.at(a.get()));
-    if (e->kind == NodeKind::Reduce)
+    if (e->kind == NodeKind::Reduce || readsStoredOperand(*e))
       d += 1;
     depth[e.get()] = d;
   });
@@ -110,11 +111,17 @@ KernelPlan initialPlan(const Program &program, const CompileOptions &options, in
   plan.accumulators = kReductionLanes / lanes;
   plan.block_rows = options.block_rows;
   auto depth = depths(program);
+  std::unordered_map<const Node *, bool> stored; // operands of groups and repeats
+  forEachNode(program, [&](const Expr &e) {
+    if (readsStoredOperand(*e))
+      stored[e->args[0].get()] = true;
+  });
 
   // Canonical node order: operands before users, so each value's traversal
   // comes after those of the values it reads.
   forEachNode(program, [&](const Expr &e) {
-    if (isElementwise(*e) && plan.uniformity.of(e) == analysis::Uniformity::Lane) {
+    if ((isElementwise(*e) || readsStoredOperand(*e) || stored.count(e.get())) &&
+        plan.uniformity.of(e) == analysis::Uniformity::Lane) {
       plan.materialized.push_back(e);
       Traversal t{*e->len, depth.at(e.get())};
       t.materializations.push_back(e);

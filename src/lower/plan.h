@@ -84,6 +84,14 @@ inline bool canAliasExactly(const Param &in, const Output &out) {
   return in.kind == ParamKind::RowTensor && in.type == out.type;
 }
 
+// Group and repeat nodes read their operand at other columns than their
+// own (a run of g, or column j/g), so an earlier traversal stores it to the
+// workspace whole and they load it from there: their operand stays
+// materialized through every pass.
+inline bool readsStoredOperand(const Node &n) {
+  return n.kind == NodeKind::Group || n.kind == NodeKind::Repeat;
+}
+
 struct AliasPair {
   int input = 0, output = 0;
   AliasHandling handling = AliasHandling::GuardedRowStaging;

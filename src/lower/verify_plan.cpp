@@ -135,6 +135,13 @@ private:
           requireBefore(i, materializer_, e.get(), "workspace value");
           return;
         }
+        // A group or repeat reads its operand from the workspace, at
+        // columns its own traversal does not visit.
+        if (readsStoredOperand(*e) && !plan_.readsBack(t, e->args[0].get())) {
+          fail(traversal(i) + " evaluates " + node(e.get()) + " but does not read its operand " +
+               node(e->args[0].get()) + " from the workspace");
+          return;
+        }
         for (const Expr &a : e->args)
           visit(a);
       };

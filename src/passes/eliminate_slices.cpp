@@ -33,6 +33,10 @@ private:
       return ir::colIndex(e->begin + begin, len);
     case NodeKind::Slice:
       return apply(e->args[0], e->begin + begin, len);
+    case NodeKind::Group:
+    case NodeKind::Repeat:
+      // Their columns are not their operand's columns: the slice stays.
+      return ir::slice(e, begin, len);
     default: {
       std::vector<Expr> args;
       for (const Expr &a : e->args)

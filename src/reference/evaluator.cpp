@@ -9,6 +9,7 @@
 
 #include "scalar_ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -185,6 +186,16 @@ private:
                  [&](int64_t j) { return std::fma(arg(0).at(j), arg(1).at(j), arg(2).at(j)); });
     case NodeKind::Reduce:
       return map(out, -1, [&](int64_t) { return reference::reduce(n.reduceOp(), arg(0).v); });
+    case NodeKind::Group: {
+      const int64_t g = n.groupSize();
+      std::vector<double> run(static_cast<size_t>(g));
+      return map(out, step.len, [&](int64_t j) {
+        std::copy_n(arg(0).v.begin() + j * g, g, run.begin());
+        return reference::reduce(n.reduceOp(), run);
+      });
+    }
+    case NodeKind::Repeat:
+      return map(out, step.len, [&](int64_t j) { return arg(0).v[j / n.groupSize()]; });
     }
   }
 

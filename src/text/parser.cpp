@@ -55,9 +55,9 @@ template <> std::optional<ReduceOp> opNamed<ReduceOp>(std::string_view text) {
 }
 #undef LANEJIT_MATCH_OP
 
-std::string reduceNames() {
+std::string reduceNames(const std::string &prefix = "reduce.") {
   std::string s;
-#define LANEJIT_LIST_OP(Name, Text, ...) s += std::string(s.empty() ? "" : ", ") + "reduce." Text;
+#define LANEJIT_LIST_OP(Name, Text, ...) s += std::string(s.empty() ? "" : ", ") + prefix + Text;
   LANEJIT_REDUCE_OPS(LANEJIT_LIST_OP)
 #undef LANEJIT_LIST_OP
   return s;
@@ -93,6 +93,7 @@ private:
 
   Expr build(const Token &op, Pos stmt, std::vector<Value> &args);
   std::vector<Value> parseOperands(const Token &op, size_t count);
+  int64_t parseGroupSize();
   std::pair<DType, double> parseConstant();
 
   void verifyProgram();
@@ -321,7 +322,33 @@ Expr Parser::build(const Token &op, Pos stmt, std::vector<Value> &args) {
   }
   if (w == "reduce")
     fail(op.pos, "'reduce' needs a kind: " + reduceNames());
+  if (w.rfind("group.", 0) == 0 || w == "repeat") {
+    std::optional<ReduceOp> r;
+    if (w != "repeat" && !(r = opNamed<ReduceOp>(std::string_view(w).substr(6))))
+      fail(op.pos, "unknown group reduction '" + w + "' (expected " + reduceNames("group.") +
+                       ")");
+    args = parseOperands(op, 1);
+    int64_t size = parseGroupSize();
+    return make([&] {
+      return r ? ir::group(*r, args[0].expr, size) : ir::repeat(args[0].expr, size);
+    });
+  }
+  if (w == "group")
+    fail(op.pos, "'group' needs a kind: " + reduceNames("group."));
   fail(op.pos, "unknown operation " + text::describe(op));
+}
+
+// `by` and a constant column count.
+int64_t Parser::parseGroupSize() {
+  const Token &by = lex_.peek();
+  if (!by.isWord("by"))
+    unexpected(by, "'by' and the columns per group, e.g. 'by 32'");
+  lex_.next();
+  Pos at = lex_.peek().pos;
+  Dim size = text::readDim(lex_);
+  if (!size.isConstant())
+    fail(at, "the columns per group must be a constant, not " + size.str());
+  return size.offset();
 }
 
 // `count` comma-separated %names; a wrong count is reported at the op.

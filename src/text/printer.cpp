@@ -82,6 +82,11 @@ std::string printNode(const Node &node, const Program &program,
   case NodeKind::Fma: return "fma" + operands(node, operandName);
   case NodeKind::Reduce:
     return "reduce." + std::string(name(node.reduceOp())) + operands(node, operandName);
+  case NodeKind::Group:
+    return "group." + std::string(name(node.reduceOp())) + operands(node, operandName) + " by " +
+           std::to_string(node.groupSize());
+  case NodeKind::Repeat:
+    return "repeat" + operands(node, operandName) + " by " + std::to_string(node.groupSize());
   }
   return "<unknown node kind>";
 }

@@ -76,7 +76,7 @@ TEST(Library, ByName) {
     EXPECT_EQ(e.kind(), Error::Kind::Verify);
     EXPECT_EQ(std::string(e.what()),
               "unknown operator 'softmax'; known: rope, layernorm, swiglu, rmsnorm, gelu_residual, "
-              "masked_softmax, quantize_q8, rmsnorm_q8");
+              "masked_softmax, quantize_q8, rmsnorm_q8, quantize_q8_0, rmsnorm_q8_0");
   }
 }
 

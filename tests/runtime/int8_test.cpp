@@ -6,12 +6,13 @@
 //    and a stride through the f32 patterns; at W = 4, 8 and 16, full
 //    packets and tails, 1 and 2 threads, streaming stores, the generic
 //    entry.
-//  - The quantizing library entries (quantize_q8, rmsnorm_q8), in f32 and
-//    bf16: within the oracle (one step of the values), inputs unchanged,
-//    the same bits for every W, thread count and switch set tried; fused
-//    RMSNorm -> int8 is bit for bit RMSNorm then quantize_q8.
+//  - The quantizing library entries (quantize_q8, rmsnorm_q8 per row;
+//    quantize_q8_0, rmsnorm_q8_0 per block of 32), in f32 and bf16: within
+//    the oracle (one step of the values), inputs unchanged, the same bits
+//    for every W, thread count and switch set tried; fused RMSNorm -> int8
+//    is bit for bit RMSNorm then quantize.
 //  - Rows that are all zero, hold a NaN or an infinity, and quantizeRows
-//    after another row program.
+//    after another row program; Q8_0 scales are the f16 of the f32 scale.
 #include "support/output_bits.h"
 #include "support/testing.h"
 
@@ -177,7 +178,10 @@ TEST_P(QuantizingLibrary, MatchesTheOracleWithTheSameBitsEverywhere) {
   std::vector<Kernel> kernels;
   for (const auto &config : configs)
     kernels.push_back(compile(program, config.second));
-  for (Shape shape : {Shape{3, 37}, Shape{17, 65}, Shape{1, 1}, Shape{64, 8}, Shape{5, 4096}})
+  std::vector<Shape> shapes = {{3, 37}, {17, 65}, {1, 1}, {64, 8}, {5, 4096}};
+  if (op.ends_with("_0")) // whole blocks of 32
+    shapes = {{3, 32}, {17, 64}, {1, 32}, {64, 96}, {5, 4096}, {2, 32 * 37}};
+  for (Shape shape : shapes)
     for (int64_t pad : {int64_t{0}, int64_t{3}}) {
       SCOPED_TRACE(testing::Message() << op << " " << name(storage) << " " << shape.rows << "x"
                                       << shape.cols << " pad " << pad);
@@ -194,7 +198,8 @@ TEST_P(QuantizingLibrary, MatchesTheOracleWithTheSameBitsEverywhere) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Entries, QuantizingLibrary,
-                         ::testing::Combine(::testing::Values("quantize_q8", "rmsnorm_q8"),
+                         ::testing::Combine(::testing::Values("quantize_q8", "rmsnorm_q8",
+                                                              "quantize_q8_0", "rmsnorm_q8_0"),
                                             ::testing::Values(DType::F32, DType::BF16)),
                          [](const auto &info) {
                            return std::get<0>(info.param) + "_" +
@@ -215,18 +220,61 @@ Quantized quantize(const Kernel &kernel, std::vector<float> x, int64_t rows, int
 }
 
 TEST(Int8, FusedRmsNormQuantizeIsRmsNormThenQuantize) {
-  const int64_t rows = 9, cols = 1000;
-  check::Case c = check::makeCase(library::rmsNormQ8(), {rows, cols}, check::Fill::Random, 3);
-  Kernel fused = compile(library::rmsNormQ8(), test::targetOptions());
+  const int64_t rows = 9, cols = 1024;
   Kernel norm = compile(library::rmsNorm(), test::targetOptions());
-  Kernel quantizer = compile(library::quantizeQ8(), test::targetOptions());
-  std::vector<float> y(static_cast<size_t>(rows * cols));
-  std::vector<BufferRef> normOut = {BufferRef::matrix(y.data(), rows, cols)};
-  norm.run(c.inputRefs(), normOut);
-  Quantized pair = quantize(quantizer, y, rows, cols);
-  fused.run(c.inputRefs(), c.outputRefs());
-  ASSERT_EQ(std::memcmp(c.outputs[0].raw(), pair.q.data(), pair.q.size()), 0);
-  ASSERT_EQ(std::memcmp(c.outputs[1].raw(), pair.scale.data(), 4 * pair.scale.size()), 0);
+  for (bool blocks : {false, true}) {
+    SCOPED_TRACE(blocks ? "per block" : "per row");
+    Program fusedProgram = blocks ? library::rmsNormQ8_0() : library::rmsNormQ8();
+    check::Case c = check::makeCase(fusedProgram, {rows, cols}, check::Fill::Random, 3);
+    std::vector<float> y(static_cast<size_t>(rows * cols));
+    std::vector<BufferRef> normOut = {BufferRef::matrix(y.data(), rows, cols)};
+    norm.run(c.inputRefs(), normOut);
+    check::Case pair = check::makeCase(blocks ? library::quantizeQ8_0() : library::quantizeQ8(),
+                                       {rows, cols}, check::Fill::Random, 3);
+    std::memcpy(pair.inputs[0].raw(), y.data(), 4 * y.size());
+    compile(pair.program, test::targetOptions()).run(pair.inputRefs(), pair.outputRefs());
+    compile(fusedProgram, test::targetOptions()).run(c.inputRefs(), c.outputRefs());
+    for (size_t o = 0; o < 2; ++o)
+      ASSERT_EQ(c.outputs[o].hash(), pair.outputs[o].hash()) << c.program.outputs[o].name;
+  }
+}
+
+TEST(Int8, Q8_0BlocksHaveTheirOwnScales) {
+  // Row 0: block b holds b+1 at column 0 of the block and small values;
+  // block 2 is zero; row 1: a NaN in block 1 and an infinity in block 3.
+  const int64_t cols = 128;
+  std::vector<float> x(2 * cols, 0.0f);
+  for (int64_t j = 0; j < cols; ++j) {
+    int64_t block = j / 32;
+    if (block != 2)
+      x[j] = j % 32 == 0 ? -float(block + 1) : float(j % 32) / 64.0f;
+    x[cols + j] = float(j % 7) - 3.0f;
+  }
+  x[cols + 40] = std::numeric_limits<float>::quiet_NaN();
+  x[cols + 100] = std::numeric_limits<float>::infinity();
+  for (int lanes : kLanes) {
+    SCOPED_TRACE(lanes);
+    std::vector<int8_t> q(x.size());
+    std::vector<uint16_t> d(2 * cols / 32);
+    compile(library::quantizeQ8_0(), withLanes(lanes))
+        .run({BufferRef::matrix(x.data(), 2, cols)},
+             {BufferRef::matrix(q.data(), 2, cols), BufferRef::matrix(d.data(), 2, cols / 32)});
+    for (int64_t block : {0, 1, 3}) {
+      float absmax = float(block + 1);
+      EXPECT_EQ(d[block], roundToF16(absmax / 127.0f)) << block;
+      EXPECT_EQ(q[block * 32], -127);
+      for (int64_t j = 1; j < 32; ++j)
+        EXPECT_EQ(q[block * 32 + j], roundToI8(x[block * 32 + j] * (127.0f / absmax)));
+    }
+    EXPECT_EQ(d[2], 0); // a zero block: +0 scale, zero values
+    for (int64_t j = 64; j < 96; ++j)
+      EXPECT_EQ(q[j], 0);
+    EXPECT_EQ(d[4], roundToF16(3.0f / 127.0f));
+    EXPECT_EQ(d[5], kCanonicalNaNF16);
+    EXPECT_EQ(d[7], 0x7c00); // +inf
+    for (int64_t j = 32; j < 64; ++j)
+      EXPECT_EQ(q[cols + j], 0);
+  }
 }
 
 TEST(Int8, ZeroNaNAndInfiniteRows) {

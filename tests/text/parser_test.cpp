@@ -273,7 +273,7 @@ const std::vector<Bad> &corpus() {
       {withBody("  %0 = load x[0:R]\n"), "'R' (the row count) appears only in row tensor types", 4,
        17},
       {"program p {\n  in x: f64[R, C]\n}\n",
-       "expected a type (f32, bf16, f16, i32 or bool) but found 'f64'", 2, 9},
+       "expected a type (f32, bf16, f16, i8, i32 or bool) but found 'f64'", 2, 9},
       {"program p {\n  out y: f32[R, C]\n  %0 = const bf16 1\n}\n",
        "bf16 is a storage type of inputs and outputs; a constant is f32, i32 or bool", 3, 14},
       {"program p {\n  out y: f32\n}\n",

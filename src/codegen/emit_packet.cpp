@@ -78,6 +78,50 @@ Value *PacketEmitter::gather(Value *base, Value *indices, Value *passThrough) {
                               passThrough);
 }
 
+// A dense packet's max or min over runs of g (a multiple of W): the g
+// packets of its W runs loaded whole, each run's packets combined, then
+// pairs of vectors halved into one (2(W-1) shuffles, W-1 steps). Max and
+// min are associative and commutative and stored NaNs are canonical, so
+// this order gives the bits of the gathers' left-to-right one.
+Value *PacketEmitter::groupMaxMinOfPackets(const Node &n, Value *base, Value *column) {
+  llvm::IRBuilder<> &b = *scope_->b;
+  const int W = plan_.lanes;
+  const int64_t perRun = n.groupSize() / W;
+  llvm::Type *vec = llvm::FixedVectorType::get(b.getFloatTy(), W);
+  Value *start = b.CreateMul(column, b.getInt64(n.groupSize()));
+  std::vector<Value *> runs;
+  for (int k = 0; k < W; ++k) {
+    Value *acc = nullptr;
+    for (int64_t m = 0; m < perRun; ++m) {
+      Value *at = b.CreateAdd(start, b.getInt64((k * perRun + m) * W));
+      Value *x = b.CreateAlignedLoad(vec, b.CreateInBoundsGEP(b.getFloatTy(), base, at),
+                                     llvm::Align(4));
+      acc = acc ? emitReductionStep(b, n.reduceOp(), acc, x, &target_.math) : x;
+    }
+    runs.push_back(acc);
+  }
+  counts_.workspace_loads += W * perRun;
+  // Each vector holds W/s runs' partials in segments of s lanes; a pair's
+  // segments are halved: the low halves against the high halves.
+  for (int s = W; s > 1; s /= 2) {
+    std::vector<int> low, high;
+    for (int from : {0, W})
+      for (int seg = 0; seg < W; seg += s)
+        for (int i = 0; i < s / 2; ++i) {
+          low.push_back(from + seg + i);
+          high.push_back(from + seg + s / 2 + i);
+        }
+    std::vector<Value *> next;
+    for (size_t p = 0; p < runs.size(); p += 2)
+      next.push_back(emitReductionStep(b, n.reduceOp(),
+                                       b.CreateShuffleVector(runs[p], runs[p + 1], low),
+                                       b.CreateShuffleVector(runs[p], runs[p + 1], high),
+                                       &target_.math));
+    runs = std::move(next);
+  }
+  return runs[0];
+}
+
 // Lane k reduces columns (column+k)*g .. (column+k)*g + g-1 of the operand,
 // left to right: the same steps for every W. Up to 32 columns a gather
 // each, unrolled; longer runs in a loop.
@@ -86,6 +130,9 @@ Value *PacketEmitter::groupReduce(const Node &n, Value *column) {
   const int W = plan_.lanes;
   const int64_t g = n.groupSize();
   Value *base = scope_->workspace(plan_.slotOf(n.args[0].get()));
+  bool maxMin = n.reduceOp() == ReduceOp::Max || n.reduceOp() == ReduceOp::Min;
+  if (!mask_ && maxMin && g % W == 0 && g <= 256)
+    return groupMaxMinOfPackets(n, base, column);
   Value *lanes = b.CreateAdd(b.CreateVectorSplat(W, b.CreateTrunc(column, b.getInt32Ty())),
                              laneIds(b.getContext(), W));
   Value *first = b.CreateMul(lanes, b.CreateVectorSplat(W, b.getInt32(static_cast<int32_t>(g))));

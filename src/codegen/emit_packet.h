@@ -63,6 +63,7 @@ private:
   llvm::Value *compute(const Node &n, llvm::Value *column);
   // Group and repeat nodes, from their operand's workspace slot.
   llvm::Value *groupReduce(const Node &n, llvm::Value *column);
+  llvm::Value *groupMaxMinOfPackets(const Node &n, llvm::Value *base, llvm::Value *column);
   llvm::Value *repeated(const Node &n, llvm::Value *column);
   llvm::Value *gather(llvm::Value *base, llvm::Value *indices, llvm::Value *passThrough);
   llvm::Value *memoryLoad(llvm::Type *type, llvm::Value *ptr, bool workspace);

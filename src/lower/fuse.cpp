@@ -81,13 +81,21 @@ LoweringResult fuseReductions(KernelPlan &plan) {
 }
 
 LoweringResult fuseOutputs(KernelPlan &plan) {
+  // Values only later depths read (operands of groups and repeats) may be
+  // stored by any traversal of their depth: joining one that computes them
+  // anyway (Q8_0's block inverses and its scales) saves their recompute.
+  auto stored = storedOperands(plan);
+  auto joinable = [&](const Traversal &t) {
+    return std::all_of(t.materializations.begin(), t.materializations.end(),
+                       [&](const Expr &e) { return stored.count(e.get()) > 0; });
+  };
   std::vector<Traversal> merged;
   int joined = 0, refused = 0;
   for (Traversal &t : plan.traversals) {
     Traversal *into = nullptr;
-    if (t.materializations.empty())
+    if (joinable(t))
       for (Traversal &m : merged)
-        if (m.materializations.empty() && m.depth == t.depth && m.len == t.len) {
+        if (joinable(m) && m.depth == t.depth && m.len == t.len) {
           into = &m;
           break;
         }
@@ -100,6 +108,8 @@ LoweringResult fuseOutputs(KernelPlan &plan) {
       continue;
     }
     ++joined;
+    into->materializations.insert(into->materializations.end(), t.materializations.begin(),
+                                  t.materializations.end());
     into->reductions.insert(into->reductions.end(), t.reductions.begin(), t.reductions.end());
     into->writes.insert(into->writes.end(), t.writes.begin(), t.writes.end());
   }

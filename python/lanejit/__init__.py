@@ -17,9 +17,10 @@ import tempfile as _tempfile
 from . import _lanejit
 from ._lanejit import (  # noqa: F401  (re-exported API)
     C, Builder, Dim, Error, Expr, Kernel, Program, abs, col, compile, constant,
-    constant_i32, dim, eq, erf, exp, fma, library, log, logical_not, maximum, mean,
-    minimum, ne, parse, parse_file, reference, row, rowmax, rowmin, rsqrt, select,
-    sigmoid, sqrt, sum, switch_names, tanh, tof32, toi32, with_storage)
+    constant_i32, dim, eq, erf, exp, fma, groupmax, groupmean, groupmin, groupsum, library,
+    log, logical_not, maximum, mean, minimum, ne, parse, parse_file, reference, repeat, row,
+    rowmax, rowmin, rsqrt, select, sigmoid, sqrt, sum, switch_names, tanh, tof32, toi32,
+    with_storage)
 
 # print() shadows the builtin inside this module, so bind it last and only
 # as an attribute: lanejit.print(program).
@@ -90,8 +91,9 @@ Kernel.aot = _aot
 
 __all__ = [
     "C", "Builder", "Dim", "Error", "Expr", "Kernel", "Program", "Report", "abs", "col",
-    "compile", "constant", "constant_i32", "dim", "eq", "erf", "exp", "fma", "library", "log",
-    "logical_not", "maximum", "mean", "minimum", "ne", "parse", "parse_file", "reference",
-    "row", "rowmax", "rowmin", "rsqrt", "select", "sigmoid", "sqrt", "sum", "switch_names",
-    "tanh", "tof32", "toi32", "with_storage",
+    "compile", "constant", "constant_i32", "dim", "eq", "erf", "exp", "fma", "groupmax",
+    "groupmean", "groupmin", "groupsum", "library", "log", "logical_not", "maximum", "mean",
+    "minimum", "ne", "parse", "parse_file", "reference", "repeat", "row", "rowmax", "rowmin",
+    "rsqrt", "select", "sigmoid", "sqrt", "sum", "switch_names", "tanh", "tof32", "toi32",
+    "with_storage",
 ]

@@ -182,6 +182,14 @@ void defineProgram(py::module_ &m) {
   m.def("mean", &mean);
   m.def("rowmax", &rowmax);
   m.def("rowmin", &rowmin);
+  // Per run of g columns (a vector g times shorter) and back (dsl.h).
+  m.def("groupsum", &groupsum, py::arg("x"), py::arg("g"),
+        "Sum of each run of g columns, left to right: x[:, j*g:j*g+g] -> column j");
+  m.def("groupmean", &groupmean, py::arg("x"), py::arg("g"), "Mean of each run of g columns");
+  m.def("groupmax", &groupmax, py::arg("x"), py::arg("g"), "Max of each run of g columns");
+  m.def("groupmin", &groupmin, py::arg("x"), py::arg("g"), "Min of each run of g columns");
+  m.def("repeat", &lanejit::repeat, py::arg("v"), py::arg("g"),
+        "Each column of v g times: the inverse shape of the group reductions");
   m.def("constant", &constant, py::arg("value"));
   m.def("constant_i32", &constantI32, py::arg("value"));
   m.def("row", &row);
@@ -280,7 +288,7 @@ void defineProgram(py::module_ &m) {
       "(docs/element-types.md)");
 
   py::module_ lib = m.def_submodule(
-      "library", "The six operators and int8 row quantization as ready programs (library.h)");
+      "library", "The six operators and int8 quantization as ready programs (library.h)");
   lib.def("rope", &library::rope);
   lib.def("layernorm", &library::layerNorm);
   lib.def("swiglu", &library::swiglu);
@@ -317,6 +325,15 @@ void defineProgram(py::module_ &m) {
       "Appends symmetric int8 quantization of each row of y: output `values` (i8, y's "
       "columns) = y * (127 / max|y|) rounded to nearest-even and saturated to +-127 (NaN as "
       "0; 0 where max|y| = 0), output `scales` (f32 [R, 1]) = max|y| / 127");
+  lib.def(
+      "quantize_blocks",
+      [](ProgramBuilder &b, const Expr &y, const std::string &values, const std::string &scales,
+         int64_t block) { library::quantizeBlocks(b, y, values, scales, block); },
+      py::arg("builder"), py::arg("y"), py::arg("values") = "q", py::arg("scales") = "scale",
+      py::arg("block") = 32,
+      "Appends per-block int8 quantization of y (ggml's Q8_0 for block=32): output `values` "
+      "(i8, y's columns) = y * (127 / max|y[block]|) rounded and saturated as quantize_rows, "
+      "output `scales` (f16 [R, C/block]) = max|y[block]| / 127; C must divide by block");
 }
 
 } // namespace lanejit::python

@@ -1,12 +1,14 @@
 # i8 buffers from Python (docs/element-types.md, docs/python.md): numpy
 # int8 arrays and torch.int8 tensors passed by pointer, outputs allocated as
-# int8, any other type refused; the quantizing library entries against a
-# float64 definition, quantize_rows on a Python Builder, and dequantization.
+# int8, any other type refused; the quantizing library entries (per row and
+# per block of 32, ggml's Q8_0) against a float64 definition, quantize_rows
+# and quantize_blocks on a Python Builder, the group and repeat functions,
+# and dequantization.
 import numpy as np
 import pytest
 
 import lanejit
-from conftest import make_inputs
+from conftest import assert_close, make_inputs
 
 TOL = 5e-5  # the project's tolerance, for the f32 scales
 
@@ -262,7 +264,8 @@ def test_special_rows():
 
 
 def test_library_lists_the_quantizing_entries():
-    assert lanejit.library.quantizing()[:2] == ["quantize_q8", "rmsnorm_q8"]
+    assert lanejit.library.quantizing() == [
+        "quantize_q8", "rmsnorm_q8", "quantize_q8_0", "rmsnorm_q8_0"]
     assert len(lanejit.library.names()) == 6  # names() stays the six operators
     for name in lanejit.library.quantizing():
         assert lanejit.library.by_name(name).hash() == getattr(lanejit.library, name)().hash()
@@ -321,3 +324,183 @@ def test_dequantize_is_exact(torch):
     # Dequantized values are within half a step of rmsnorm's, plus the tolerance.
     y64 = rmsnorm64(x, gamma)
     assert (np.abs(y - y64) <= 0.5 * scale * (1 + 1e-3) + 1e-6).all()
+
+
+# Q8_0: i8 values and f16 scales per block of 32 columns.
+BLOCK = 32
+
+
+def quantize_blocks64(y, block=BLOCK):
+    """Per-block symmetric quantization in float64: (values, exact scale
+    [R, C/block] in float64, before the f16 store)."""
+    y = np.asarray(y, np.float64)
+    rows, cols = y.shape
+    absmax = np.abs(y).reshape(rows, cols // block, block).max(axis=2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inverse = np.where(absmax == 0, 0.0, 127.0 / absmax)
+    return to_i8(y * np.repeat(inverse, block, axis=1)), absmax / 127.0
+
+
+def assert_block_quantized(q, scale, y64, block=BLOCK):
+    """Values within one step of the float64 quantization; scales stored as
+    float16 within the project's tolerance plus one float16 step of the
+    exact value (the f32 quotient is rounded again on the f16 store)."""
+    want_q, want_scale = quantize_blocks64(y64, block)
+    assert q.dtype == np.int8 and q.shape == want_q.shape
+    assert scale.dtype == np.float16 and scale.shape == want_scale.shape
+    step = np.abs(q.astype(np.int16) - want_q.astype(np.int16))
+    assert step.max() <= 1, f"{(step > 1).sum()} values more than one step off"
+    assert (q != -128).all()
+    s = scale.astype(np.float64)
+    ulp = np.spacing(np.abs(want_scale).astype(np.float16)).astype(np.float64)
+    bad = np.abs(s - want_scale) > TOL + TOL * np.abs(want_scale) + ulp
+    assert not bad.any(), f"{bad.sum()} scales off, worst {np.abs(s - want_scale).max()}"
+
+
+def quantize_blocks32(x, block=BLOCK):
+    """The entry's f32 definition, bit for bit: 127 / max|x[block]| rounded
+    once (0 for a zero block), times x, stored as i8; max / 127 in f32,
+    stored as f16."""
+    rows, cols = x.shape
+    absmax = np.abs(x).reshape(rows, cols // block, block).max(axis=2)
+    with np.errstate(divide="ignore"):
+        inverse = np.where(absmax == 0, np.float32(0), np.float32(127) / absmax)
+    q = to_i8(x * np.repeat(inverse.astype(np.float32), block, axis=1))
+    return q, (absmax / np.float32(127)).astype(np.float16)
+
+
+@pytest.mark.parametrize("rows,cols", [(17, 64), (5, 1024), (3, 32), (2, 4096)])
+def test_quantize_q8_0_against_float64(torch, rows, cols):
+    program = lanejit.library.quantize_q8_0()
+    assert program.input_dtypes == ["f32"] and program.output_dtypes == ["i8", "f16"]
+    k = kernel(program)
+    x = np.random.default_rng(rows + cols).uniform(-3, 3, (rows, cols)).astype(np.float32)
+    x[0, :BLOCK] = 0.0  # a zero block: values 0, scale 0
+    if cols > BLOCK:
+        x[-1, BLOCK:2 * BLOCK] *= np.float32(1e-3)  # one block much smaller than the rest
+    q, scale = k(x)
+    assert scale.shape == (rows, cols // BLOCK)
+    assert (q[0, :BLOCK] == 0).all() and scale[0, 0] == 0
+    assert_block_quantized(q, scale, x)
+    want_q, want_scale = quantize_blocks32(x)
+    assert np.array_equal(q, want_q) and np.array_equal(scale, want_scale)
+    qt, st = k(torch.from_numpy(x))
+    assert qt.dtype == torch.int8 and st.dtype == torch.float16
+    assert np.array_equal(qt.numpy(), q) and np.array_equal(st.numpy(), scale)
+
+
+@pytest.mark.parametrize("rows,cols", [(17, 64), (4, 1024), (2, 32)])
+def test_rmsnorm_q8_0_against_float64(rows, cols):
+    program = lanejit.library.rmsnorm_q8_0()
+    assert [n for n, _, _ in program.inputs] == ["x", "gamma"]
+    assert program.output_dtypes == ["i8", "f16"]
+    k = kernel(program)
+    x, gamma = make_inputs(program, rows, cols, seed=rows * cols)
+    gamma[:BLOCK] = 0.0  # every row's first block is zero
+    q, scale = k(x, gamma)
+    assert (q[:, :BLOCK] == 0).all() and (scale[:, 0] == 0).all()
+    assert_block_quantized(q, scale, rmsnorm64(x, gamma))
+    # The rmsnorm kernel's f32 y, quantized in the same pass.
+    y = kernel(lanejit.library.rmsnorm())(x, gamma)
+    q2, scale2 = kernel(lanejit.library.quantize_q8_0())(y)
+    assert np.array_equal(q, q2) and np.array_equal(scale, scale2)
+
+
+def test_q8_0_columns_not_a_multiple_of_the_block(torch):
+    k = kernel(lanejit.library.quantize_q8_0())
+    for cols in (40, 31, 1):
+        x = np.ones((3, cols), np.float32)
+        with pytest.raises(lanejit.Error, match=f"C/32 is not an integer for C = {cols}"):
+            k(x)
+        with pytest.raises(ValueError):  # lanejit.Error is a ValueError, as for any bad shape
+            k(torch.from_numpy(x))
+
+
+def test_quantize_blocks_builds_the_library_programs():
+    # quantize_blocks is the C++ library::quantizeBlocks: the same program, hash for hash.
+    b = lanejit.Builder("quantize_q8_0")
+    lanejit.library.quantize_blocks(b, b.rows("x"))
+    assert b.build().hash() == lanejit.library.quantize_q8_0().hash()
+    b = lanejit.Builder("rmsnorm_q8_0")
+    x, gamma = b.rows("x"), b.columns("gamma")
+    y = x * (1.0 / lanejit.sqrt(lanejit.mean(x * x) + 1e-5)) * gamma
+    lanejit.library.quantize_blocks(b, y, values="q", scales="scale", block=32)
+    assert b.build().hash() == lanejit.library.rmsnorm_q8_0().hash()
+    # Another block size is another program.
+    b = lanejit.Builder("quantize_q8_0")
+    lanejit.library.quantize_blocks(b, b.rows("x"), block=64)
+    assert b.build().hash() != lanejit.library.quantize_q8_0().hash()
+
+
+def test_quantize_blocks_after_a_builder_program(torch):
+    b = lanejit.Builder("layernorm_q8_0")
+    x, g, beta = b.rows("x"), b.columns("gamma"), b.columns("beta")
+    d = x - lanejit.mean(x)
+    y = d * lanejit.rsqrt(lanejit.mean(d * d) + 1e-5) * g + beta
+    b.output("y", y)
+    lanejit.library.quantize_blocks(b, y, values="codes", scales="codes_scale", block=16)
+    program = b.build()
+    assert [n for n, _ in program.outputs] == ["y", "codes", "codes_scale"]
+    assert program.output_dtypes == ["f32", "i8", "f16"]
+    k = kernel(program)
+    xs = make_inputs(program, 17, 96, seed=13)
+    y32, codes, scale = k(*xs)
+    assert scale.shape == (17, 6)
+    want_q, want_s = quantize_blocks32(y32, block=16)
+    assert np.array_equal(codes, want_q) and np.array_equal(scale, want_s)
+    ref_y, _, _ = lanejit.reference(program, *xs)
+    assert_block_quantized(codes, scale, ref_y, block=16)
+    _, codes_t, scale_t = k(*(torch.from_numpy(a) for a in xs))
+    assert np.array_equal(codes_t.numpy(), codes) and np.array_equal(scale_t.numpy(), scale)
+    with pytest.raises(TypeError):
+        lanejit.library.quantize_blocks(lanejit.Builder("b"), 1.0)
+
+
+def group_program(g):
+    b = lanejit.Builder("groups")
+    x = b.rows("x")
+    b.output("sum", lanejit.groupsum(x, g))
+    b.output("mean", lanejit.groupmean(x, g))
+    b.output("max", lanejit.groupmax(x, g))
+    b.output("min", lanejit.groupmin(x, g))
+    # Each column minus its group's max, and the upper half of a repeat.
+    b.output("centered", x - lanejit.repeat(lanejit.groupmax(x, g), g))
+    b.output("upper", lanejit.repeat(lanejit.groupsum(x, g), g)[:, lanejit.C / 2:])
+    return b.build()
+
+
+@pytest.mark.parametrize("g", [1, 4, 8, 32])
+def test_group_reductions_and_repeat_match_numpy(g):
+    program = group_program(g)
+    assert [c for _, c in program.outputs][:1] == [lanejit.C / g]
+    x = np.random.default_rng(g).uniform(-2, 2, (5, 128)).astype(np.float32)
+    blocks = x.reshape(5, 128 // g, g)
+    running = np.zeros((5, 128 // g), np.float32)
+    for i in range(g):  # each run combined left to right, in f32
+        running = running + blocks[:, :, i]
+    outs = {n: v for (n, _), v in zip(program.outputs, kernel(program)(x))}
+    assert np.array_equal(outs["sum"], running)
+    assert_close(outs["mean"], blocks.astype(np.float64).mean(axis=2))
+    assert np.array_equal(outs["max"], blocks.max(axis=2))
+    assert np.array_equal(outs["min"], blocks.min(axis=2))
+    assert np.array_equal(outs["centered"], x - np.repeat(blocks.max(axis=2), g, axis=1))
+    assert np.array_equal(outs["upper"], np.repeat(running, g, axis=1)[:, 64:])
+    # No lane count changes a bit (each run is summed in column order).
+    narrow = lanejit.compile(program, lanes=4)(x)
+    for got, want in zip(narrow, outs.values()):
+        assert np.array_equal(got, want)
+
+
+def test_group_arguments_are_checked():
+    b = lanejit.Builder("bad")
+    x, s = b.rows("x"), b.scalar("s")
+    with pytest.raises(lanejit.Error, match="row-uniform"):
+        lanejit.groupsum(s, 4)
+    with pytest.raises(lanejit.Error, match="group of 0 columns"):
+        lanejit.groupmax(x, 0)
+    with pytest.raises(TypeError):
+        lanejit.repeat(x, 2.5)
+    b = lanejit.Builder("groups")
+    b.output("y", lanejit.groupsum(b.rows("x"), 8))
+    with pytest.raises(lanejit.Error, match="C/8 is not an integer for C = 12"):
+        kernel(b.build())(np.ones((2, 12), np.float32))

@@ -2,8 +2,9 @@
 //   build/fuzz/fuzz_make_corpus fuzz/corpus
 // text_roundtrip and compile_run: the library's programs as printed text
 // (with f32 buffers, and with bf16 or f16 ones), its quantizing entries (i8
-// outputs), the two docs/text-format.md examples and hand-written programs
-// covering every node kind, string names, special constants and i8 inputs.
+// outputs, per row and per block), the two docs/text-format.md examples and
+// hand-written programs covering every node kind (group and repeat with
+// slices too), string names, special constants and i8 inputs.
 // npy_reader: float32 files of several shapes (0-D, empty, 1-D, 2-D, 3-D),
 // float16 and bfloat16 files (as numpy and ml_dtypes write them, and bf16
 // bits as uint16/int16), int8 files, and the header variants the reader must
@@ -152,6 +153,45 @@ program layernorm {
   %3 = mul %q, %g
   c[0:C] = %3
   h[0:C] = %2
+}
+)"},
+    // Q8_0's nodes: groups of even and odd sizes (of a group too), repeats,
+    // and slices above and below them at C/2 and C/4, which fall inside a
+    // run of 4 when C = 12 or 36; it binds where 12 divides C.
+    {"groups_and_repeats.txt", R"(# group and repeat, sliced above and below
+program groups {
+  in x: f32[R, C]
+  in s: f32[R, C/4]
+  out m: f32[R, C/4]
+  out y: f32[R, C]
+  out h: f32[R, C/2]
+  out k: f32[R, C/2]
+  out t: f32[R, 2]
+  %x = load x[0:C]
+  %a = abs %x
+  %g = group.max %a by 4
+  %s = load s[0:C/4]
+  %0 = group.sum %x by 4
+  %1 = mul %0, %s
+  m[0:C/4] = %1
+  %r = repeat %g by 4
+  %2 = div %x, %r
+  y[0:C] = %2
+  %u = repeat %0 by 4
+  %hi = slice %u[C/2:C]
+  h[0:C/2] = %hi
+  %lo = slice %x[C/4:3*C/4]
+  %n = group.min %lo by 2
+  %v = repeat %n by 2
+  %mid = slice %u[C/4:3*C/4]
+  %w = add %v, %mid
+  k[0:C/2] = %w
+  %e = group.mean %x by 6
+  %q = reduce.sum %e
+  t[0:1] = %q
+  %z = group.sum %g by 3
+  %zz = reduce.max %z
+  t[1:2] = %zz
 }
 )"},
     {"activations.txt", R"(program acts {

@@ -89,16 +89,33 @@ LoweringResult fuseOutputs(KernelPlan &plan) {
     return std::all_of(t.materializations.begin(), t.materializations.end(),
                        [&](const Expr &e) { return stored.count(e.get()) > 0; });
   };
+  // Joining `t` into an earlier traversal moves its packets before every
+  // traversal in between: none of those may store a value `t` loads back.
+  auto readsStoredAfter = [&](const Traversal &t, const std::vector<Traversal> &list,
+                              size_t from) {
+    for (const Expr &v : laneValuesOf(plan, t)) {
+      if (!plan.readsBack(t, v.get()))
+        continue;
+      for (size_t j = from + 1; j < list.size(); ++j)
+        for (const Expr &m : list[j].materializations)
+          if (m.get() == v.get())
+            return true;
+    }
+    return false;
+  };
   std::vector<Traversal> merged;
   int joined = 0, refused = 0;
   for (Traversal &t : plan.traversals) {
     Traversal *into = nullptr;
     if (joinable(t))
-      for (Traversal &m : merged)
-        if (joinable(m) && m.depth == t.depth && m.len == t.len) {
+      for (size_t i = 0; i < merged.size(); ++i) {
+        Traversal &m = merged[i];
+        if (joinable(m) && m.depth == t.depth && m.len == t.len &&
+            !readsStoredAfter(t, merged, i)) {
           into = &m;
           break;
         }
+      }
     if (into && !writesDisjoint(plan.program, *into, t)) {
       ++refused;
       into = nullptr;

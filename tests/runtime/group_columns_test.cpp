@@ -134,6 +134,22 @@ TEST(GroupColumnsTest, ThePlanKeepsTheirOperandsInTheWorkspace) {
   EXPECT_NE(plan.find("len C/32, depth 1"), std::string::npos) << plan;
 }
 
+TEST(GroupColumnsTest, FusionSwitchesKeepAGroupOperandStoredBeforeItsReaders) {
+  // fuse-outputs may join a write to the traversal storing %0 only if no
+  // traversal in between stores what the write reads (%1 here).
+  Program p = parse("program g {\n  in x: f32[R, C]\n  out m: f32[R, C/4]\n"
+                    "  out k: f32[R, C]\n  %x = load x[0:C]\n  %0 = group.sum %x by 4\n"
+                    "  %1 = abs %0\n  m[0:C/4] = %1\n  %u = repeat %0 by 4\n  k[0:C] = %u\n}\n");
+  for (bool pointwise : {false, true})
+    for (bool reductions : {false, true}) {
+      CompileOptions o = test::targetOptions();
+      o.fuse_pointwise = pointwise;
+      o.fuse_reductions = reductions;
+      SCOPED_TRACE(testing::Message() << pointwise << reductions);
+      EXPECT_TRUE(test::compileAndCheck(p, {3, 40}, o, check::Fill::Random));
+    }
+}
+
 TEST(GroupColumnsTest, ACountTheGroupDoesNotDivideIsABindError) {
   Kernel k = compile(groupProgram(ReduceOp::Max, 32), test::targetOptions());
   std::vector<float> x(2 * 40, 1.0f), y(2 * 40), runs(2);

@@ -17,17 +17,6 @@ std::unordered_set<const Node *> reductionOperands(const KernelPlan &plan) {
   return operands;
 }
 
-// Operands of group and repeat nodes (plan.h: readsStoredOperand): they
-// stay materialized.
-std::unordered_set<const Node *> storedOperands(const KernelPlan &plan) {
-  std::unordered_set<const Node *> operands;
-  forEachNode(plan.program, [&](const Expr &e) {
-    if (readsStoredOperand(*e))
-      operands.insert(e->args[0].get());
-  });
-  return operands;
-}
-
 // Stops materializing the values `fuse` selects: drops their workspace slot
 // and the traversal that only computed them. Returns how many.
 int unmaterialize(KernelPlan &plan, const std::function<bool(const Node *)> &fuse) {
@@ -65,7 +54,7 @@ bool writesDisjoint(const Program &program, const Traversal &into, const Travers
 
 LoweringResult fusePointwise(KernelPlan &plan) {
   auto keep = reductionOperands(plan);
-  keep.merge(storedOperands(plan));
+  keep.merge(storedOperands(plan.program));
   int n = unmaterialize(plan, [&](const Node *e) { return !keep.count(e); });
   return {n > 0, std::to_string(n) + " elementwise results fused into their users, " +
                      std::to_string(plan.materialized.size()) + " still materialized"};
@@ -73,7 +62,7 @@ LoweringResult fusePointwise(KernelPlan &plan) {
 
 LoweringResult fuseReductions(KernelPlan &plan) {
   auto operands = reductionOperands(plan);
-  auto stored = storedOperands(plan);
+  auto stored = storedOperands(plan.program);
   int n = unmaterialize(plan,
                         [&](const Node *e) { return operands.count(e) > 0 && !stored.count(e); });
   return {n > 0, std::to_string(n) + " reduction operands computed inside their reduction's "
@@ -84,7 +73,7 @@ LoweringResult fuseOutputs(KernelPlan &plan) {
   // Values only later depths read (operands of groups and repeats) may be
   // stored by any traversal of their depth: joining one that computes them
   // anyway (Q8_0's block inverses and its scales) saves their recompute.
-  auto stored = storedOperands(plan);
+  auto stored = storedOperands(plan.program);
   auto joinable = [&](const Traversal &t) {
     return std::all_of(t.materializations.begin(), t.materializations.end(),
                        [&](const Expr &e) { return stored.count(e.get()) > 0; });

@@ -35,6 +35,15 @@ bool onlyMaterializes(const Traversal &t) {
 
 } // namespace
 
+std::unordered_set<const Node *> storedOperands(const Program &program) {
+  std::unordered_set<const Node *> operands;
+  forEachNode(program, [&](const Expr &e) {
+    if (readsStoredOperand(*e))
+      operands.insert(e->args[0].get());
+  });
+  return operands;
+}
+
 int KernelPlan::slotOf(const Node *node) const {
   for (size_t i = 0; i < materialized.size(); ++i)
     if (materialized[i].get() == node)
@@ -111,11 +120,7 @@ KernelPlan initialPlan(const Program &program, const CompileOptions &options, in
   plan.accumulators = kReductionLanes / lanes;
   plan.block_rows = options.block_rows;
   auto depth = depths(program);
-  std::unordered_map<const Node *, bool> stored; // operands of groups and repeats
-  forEachNode(program, [&](const Expr &e) {
-    if (readsStoredOperand(*e))
-      stored[e->args[0].get()] = true;
-  });
+  auto stored = storedOperands(program);
 
   // Canonical node order: operands before users, so each value's traversal
   // comes after those of the values it reads.

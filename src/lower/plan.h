@@ -19,6 +19,7 @@
 
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace lanejit::lower {
@@ -91,6 +92,8 @@ inline bool canAliasExactly(const Param &in, const Output &out) {
 inline bool readsStoredOperand(const Node &n) {
   return n.kind == NodeKind::Group || n.kind == NodeKind::Repeat;
 }
+// The operands of a program's group and repeat nodes.
+std::unordered_set<const Node *> storedOperands(const Program &program);
 
 struct AliasPair {
   int input = 0, output = 0;

@@ -52,6 +52,12 @@ ordered_json variantJson(const VariantRecord &v) {
     j["claims"] = claims;
   }
   j["output_file"] = v.output_file;
+  if (!v.output_files.empty()) {
+    ordered_json files = ordered_json::array();
+    for (const OutputFileRecord &f : v.output_files)
+      files.push_back({{"name", f.name}, {"file", f.file}});
+    j["output_files"] = files;
+  }
   return j;
 }
 

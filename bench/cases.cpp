@@ -26,10 +26,18 @@ int64_t parseCount(std::string_view text, const std::string &whole) {
 // The library operator `program` is, if any (same structure, hence the same
 // input order the peers expect).
 std::string libraryOpOf(const Program &program) {
-  for (const library::Entry &entry : library::all())
-    if (entry.make().hash() == program.hash())
-      return entry.name;
+  for (const auto *entries : {&library::all(), &library::quantizing()})
+    for (const library::Entry &entry : *entries)
+      if (entry.make().hash() == program.hash())
+        return entry.name;
   return "";
+}
+
+bool quantizing(const std::string &op) {
+  for (const library::Entry &entry : library::quantizing())
+    if (entry.name == op)
+      return true;
+  return false;
 }
 
 std::string fileSafe(const std::string &name) {
@@ -59,13 +67,23 @@ Shape parseShape(const std::string &text) {
   return {parseCount(view.substr(0, x), text), parseCount(view.substr(x + 1), text)};
 }
 
-std::vector<CaseSpec> defaultCases() {
+std::vector<CaseSpec> seedCases() {
   std::vector<CaseSpec> cases;
   for (const library::Entry &entry : library::all()) {
     bool rope = entry.name == "rope";
     for (Shape shape : {Shape{17, rope ? 66 : 65}, Shape{1024, rope ? 4098 : 4097}})
       cases.push_back(makeSpec(entry.name, entry.make(), shape, entry.name));
   }
+  return cases;
+}
+
+std::vector<CaseSpec> defaultCases() {
+  std::vector<CaseSpec> cases = seedCases();
+  for (const library::Entry &entry : library::all())
+    cases.push_back(libraryCase(entry.name + (entry.name == "rope" ? ":1024x4098" : ":1024x4097") +
+                                ":bf16"));
+  for (const char *spec : {"rmsnorm_q8:1024x4097", "rmsnorm_q8:1x4096"})
+    cases.push_back(libraryCase(spec));
   return cases;
 }
 
@@ -90,6 +108,14 @@ std::vector<CaseSpec> halfCases() {
   return cases;
 }
 
+std::vector<CaseSpec> int8Cases() {
+  std::vector<CaseSpec> cases;
+  for (const char *spec : {"rmsnorm_q8:1024x4097", "rmsnorm_q8:1024x4097:bf16",
+                           "rmsnorm_q8:1x4096", "rmsnorm_q8:1x4096:bf16"})
+    cases.push_back(libraryCase(spec));
+  return cases;
+}
+
 std::vector<CaseSpec> narrowCases() {
   std::vector<CaseSpec> cases;
   for (const char *spec :
@@ -100,10 +126,6 @@ std::vector<CaseSpec> narrowCases() {
 }
 
 void validateCase(const CaseSpec &spec) {
-  if (spec.program.outputs.size() != 1)
-    throw Error(Error::Kind::Bind,
-                fmt::format("case {}: the bench handles programs with one output ({} has {})",
-                            spec.id, spec.program.name, spec.program.outputs.size()));
   try {
     for (const Param &param : spec.program.inputs)
       if (param.kind != ParamKind::Scalar)
@@ -133,7 +155,12 @@ CaseSpec libraryCase(const std::string &spec) {
     throw Error(Error::Kind::Bind,
                 fmt::format("bad case '{}': the type is f32, bf16 or f16, not '{}'", spec, type));
   DType storage = type == "bf16" ? DType::BF16 : DType::F16;
-  return makeSpec(op, withStorage(std::move(program), storage), parseShape(shape), op, type);
+  Program stored = withStorage(program, storage);
+  // A quantizing operator's outputs are its own types (i8 values, f32
+  // scales), whatever its inputs hold.
+  if (quantizing(op))
+    stored.outputs = program.outputs;
+  return makeSpec(op, std::move(stored), parseShape(shape), op, type);
 }
 
 std::string caseType(const CaseSpec &spec) {

@@ -17,11 +17,16 @@ struct CaseSpec {
 };
 
 // The element type of a case's buffers, "f32", "bf16" or "f16": a library
-// case holds every buffer in one type (withStorage), its first input's.
+// case holds every input in one type (withStorage), its first input's; its
+// outputs too, except a quantizing operator's (rmsnorm_q8: q i8, scale f32).
 std::string caseType(const CaseSpec &spec);
 
 // The seed's cases: the six library operators at the small and the large
 // seed shape (RoPE 17x66 and 1024x4098, the others 17x65 and 1024x4097).
+std::vector<CaseSpec> seedCases();
+// The main job's cases (`lanejit bench` without a case): the seed's, the six
+// operators at the large shape in bf16, and RMSNorm -> int8 (rmsnorm_q8) at
+// 1024x4097 and the decode shape 1x4096.
 std::vector<CaseSpec> defaultCases();
 // `lanejit bench --cases decode`: decode-time shapes, few long rows (RMSNorm
 // 1x1048576 and 1x4096, LayerNorm 4x262144, SwiGLU and GELU + residual
@@ -37,7 +42,13 @@ std::vector<CaseSpec> narrowCases();
 // halve), and the decode shapes in bf16.
 std::vector<CaseSpec> halfCases();
 
-// "rope:17x66" -> the library operator at that shape; "rope:17x66:bf16" with
+// `lanejit bench --cases int8`: RMSNorm then per-row int8 quantization in
+// one kernel (rmsnorm_q8: q i8[R,C], scale f32[R,1]) at 1024x4097 and the
+// decode shape 1x4096, each with f32 and with bf16 inputs.
+std::vector<CaseSpec> int8Cases();
+
+// "rope:17x66" -> the library operator at that shape (any entry of
+// library::byName, rmsnorm_q8 too); "rope:17x66:bf16" with
 // its buffers in bf16 (or f16, f32). Throws Error(Kind::Bind) naming the
 // problem.
 CaseSpec libraryCase(const std::string &spec);
@@ -48,8 +59,7 @@ CaseSpec programCase(const std::string &path, const std::string &shape);
 Shape parseShape(const std::string &text); // "17x66"
 
 // Throws Error naming the case when its shape does not bind (e.g. RoPE with
-// an odd C) or its program has more than one output; cheap, so a run can
-// check every case before it starts.
+// an odd C); cheap, so a run can check every case before it starts.
 void validateCase(const CaseSpec &spec);
 
 } // namespace lanejit::bench

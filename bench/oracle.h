@@ -1,11 +1,12 @@
 // bench/oracle.h — the FP64 oracle of a case, computed once, and the check
-// of one visit's outputs against it: lanejit's at check::agrees (atol = rtol
-// = 5e-5, check::kTolerance, plus one unit in the last place of a bf16 or f16
-// output: it computes in f32 and rounds once); a peer's in a bf16 or f16
-// case at the type's own tolerance (peerTolerance, peers/peer.h), since eager rounds
-// every intermediate to the type and RoPE's and GELU + residual's
-// differences of rounded products are off by units of the operands' last
-// place, not of the result's.
+// of every output of one visit against it: lanejit's at check::agrees (atol
+// = rtol = 5e-5, check::kTolerance, plus one unit in the last place of a
+// bf16 or f16 output: it computes in f32 and rounds once; an i8 output one
+// step off the oracle's value as stored); a peer's the same, except a bf16
+// or f16 output, at the type's own tolerance (peerTolerance, peers/peer.h),
+// since eager rounds every intermediate to the type and RoPE's and GELU +
+// residual's differences of rounded products are off by units of the
+// operands' last place, not of the result's.
 #pragma once
 
 #include <lanejit/check.h>
@@ -32,7 +33,10 @@ public:
   OracleCheck compare(const check::Case &c, bool peer) const;
 
 private:
+  void compareI8(const check::Case &c, size_t output, OracleCheck &result) const;
   std::vector<ReferenceOutput> refs_;
+  // Per i8 output (else empty): the oracle's values as stored (roundToI8).
+  std::vector<std::vector<int8_t>> stored_;
 };
 
 } // namespace lanejit::bench

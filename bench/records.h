@@ -41,6 +41,10 @@ struct RoundRecord {
   std::vector<VisitRecord> visits; // in visit order
 };
 
+struct OutputFileRecord {
+  std::string name, file;
+};
+
 struct VariantRecord {
   std::string name;
   std::string kind; // "lanejit" or "peer"
@@ -48,7 +52,10 @@ struct VariantRecord {
   std::string options;   // CompileOptions::key(), lanejit only
   double compile_ms = 0; // lanejit only
   std::vector<CheckedClaim> claims;
-  std::string output_file; // relative to the bundle
+  std::string output_file; // relative to the bundle; the first output's
+  // A program of several outputs: every output's file, in its order (empty
+  // for one output).
+  std::vector<OutputFileRecord> output_files;
 };
 
 struct RatioRecord {
@@ -98,7 +105,7 @@ struct InputRecord {
 
 struct CaseRecord {
   std::string id, op; // op: the library name, or "" for a user program
-  std::string dtype = "f32"; // its buffers' element type: f32, bf16 or f16
+  std::string dtype = "f32"; // its inputs' element type: f32, bf16 or f16
   int64_t rows = 0, cols = 0;
   std::string program_file;
   std::vector<InputRecord> inputs;

@@ -49,17 +49,20 @@ struct Claim {
   double value = 0, observed = 0;
 };
 
+struct InputFile {
+  std::string name;
+  std::string file;
+};
+
 struct Variant {
   std::string name;
   std::string kind; // "lanejit" or "peer"
   std::string options;
   std::vector<Claim> claims;
-  std::string output_file;
-};
-
-struct InputFile {
-  std::string name;
-  std::string file;
+  std::string output_file; // the first output's
+  // output_files as written: one per output of a program of several
+  // (empty when absent: the one output is output_file).
+  std::vector<InputFile> output_files;
 };
 
 struct Ratio {
@@ -84,7 +87,7 @@ struct Roofline {
 struct Case {
   std::string where; // "case 'x'"
   std::string id, op;
-  std::string dtype = "f32"; // as recorded; re-derived from the program's buffers
+  std::string dtype = "f32"; // as recorded; re-derived from the program's first input
   std::optional<int64_t> rows, cols;
   std::string program_file;
   std::vector<InputFile> inputs;

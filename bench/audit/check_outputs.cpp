@@ -11,6 +11,7 @@
 #include <lanejit/shape_binding.h>
 #include <lanejit/text.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -58,17 +59,30 @@ struct Comparison {
 };
 
 // Bytes per element of an array as the bundle stores it.
-int64_t elementBytes(const npy::Array &array) { return array.dtype == npy::Dtype::F32 ? 4 : 2; }
+int64_t elementBytes(const npy::Array &array) {
+  return array.dtype == npy::Dtype::F32 ? 4 : array.dtype == npy::Dtype::I8 ? 1 : 2;
+}
 
 // The program type an .npy dtype holds in a bundle (the bench writes bf16
-// as '<V2' and f16 as '<f2'), or nullopt.
+// as '<V2', f16 as '<f2' and i8 as '|i1'), or nullopt.
 std::optional<DType> heldType(npy::Dtype dtype) {
   switch (dtype) {
   case npy::Dtype::F32: return DType::F32;
   case npy::Dtype::F16: return DType::F16;
   case npy::Dtype::BF16: return DType::BF16;
+  case npy::Dtype::I8: return DType::I8;
   default: return std::nullopt;
   }
+}
+
+// The i8 value the oracle's value stores as, by the audit's own reading of
+// the rule (docs/element-types.md): the f32 it rounds from, to nearest with
+// ties to even, saturated to +-127; NaN stores 0.
+double storedI8(double want) {
+  auto value = static_cast<float>(want);
+  if (std::isnan(value))
+    return 0;
+  return std::nearbyint(std::clamp(value, -127.0f, 127.0f)); // the default mode: ties to even
 }
 
 // One unit in the last place of a bf16 (8 significant bits, exponents from
@@ -84,7 +98,8 @@ double lastPlace(DType type, double x) {
 // |y - ref| <= atol + rtol*|ref| (+ one unit in the last place of a bf16 or
 // f16 output); NaN matches only NaN, infinities only themselves. A peer's
 // bf16 or f16 output may instead be within atol = rtol = 2^-5 (bf16) or
-// 2^-8 (f16): eager rounds every intermediate (docs/bench.md).
+// 2^-8 (f16): eager rounds every intermediate (docs/bench.md). An i8
+// output is one step from the oracle's value as stored.
 Comparison compare(const npy::Array &output, DType type, bool peer, const ReferenceOutput &ref,
                    const std::string &name) {
   const double peerTolerance = type == DType::BF16 ? 0x1p-5 : type == DType::F16 ? 0x1p-8 : 0;
@@ -93,7 +108,13 @@ Comparison compare(const npy::Array &output, DType type, bool peer, const Refere
     for (int64_t col = 0; col < ref.cols; ++col) {
       double got = readElement(output.raw(), type, r * ref.cols + col), want = ref.at(r, col);
       bool ok;
-      if (std::isnan(want) || std::isnan(got) || std::isinf(want) || std::isinf(got)) {
+      if (type == DType::I8) {
+        // One step either side of the oracle's value as stored, for every
+        // variant: f32 and f64 round a value near a half apart.
+        ok = std::fabs(got - storedI8(want)) <= 1;
+        if (std::isfinite(want))
+          result.max_abs_error = std::max(result.max_abs_error, std::fabs(got - want));
+      } else if (std::isnan(want) || std::isnan(got) || std::isinf(want) || std::isinf(got)) {
         // A finite value beyond a 16-bit type's range is stored as infinity.
         bool overflow = lastPlace(type, want) > 0 && std::isinf(got) && std::isfinite(want) &&
                         std::fabs(want) >= (type == DType::BF16 ? 0x1.fep127 : 65520.0) &&
@@ -113,9 +134,14 @@ Comparison compare(const npy::Array &output, DType type, bool peer, const Refere
   return result;
 }
 
-std::string payloadHash(const npy::Array &array) {
-  return sha256Hex(std::string_view(static_cast<const char *>(array.raw()),
-                                    static_cast<size_t>(array.size() * elementBytes(array))));
+// Of every output's payload, concatenated in the program's order (one
+// output: its payload's hash), as the bench records output_sha256.
+std::string payloadHash(const std::vector<npy::Array> &arrays) {
+  std::string bytes;
+  for (const npy::Array &array : arrays)
+    bytes.append(static_cast<const char *>(array.raw()),
+                 static_cast<size_t>(array.size() * elementBytes(array)));
+  return sha256Hex(bytes);
 }
 
 std::optional<Program> readProgram(const Case &c, const std::filesystem::path &dir,
@@ -128,14 +154,7 @@ std::optional<Program> readProgram(const Case &c, const std::filesystem::path &d
     return std::nullopt;
   }
   try {
-    Program program = parse(*text, c.program_file);
-    if (program.outputs.size() != 1) {
-      findings.fail(kind::kBadProgram, c.where,
-                    "the program has " + std::to_string(program.outputs.size()) +
-                        " outputs; a bundle records one output file per variant");
-      return std::nullopt;
-    }
-    return program;
+    return parse(*text, c.program_file);
   } catch (const std::exception &e) {
     findings.fail(kind::kBadProgram, c.where, e.what());
     return std::nullopt;
@@ -209,45 +228,104 @@ std::vector<BufferRef> buffersOf(const Program &program, const std::vector<npy::
   return refs;
 }
 
-// Checks one variant's saved output; returns its payload hash when readable.
-std::optional<std::string> checkVariant(const Case &c, const Variant &v, const ReferenceOutput *ref,
-                                        const Output &out, const std::filesystem::path &dir,
-                                        Findings &findings) {
-  const std::string &out_name = out.name;
+// The files of a variant's outputs in the program's order: output_files
+// when written, else output_file as the one output; nullopt after reporting
+// a list that is not the program's outputs.
+std::optional<std::vector<std::string>> outputFiles(const Case &c, const Variant &v,
+                                                    const std::vector<Output> &outputs,
+                                                    Findings &findings) {
   std::string where = c.where + " variant '" + v.name + "'";
-  std::optional<npy::Array> output = readArray(dir, v.output_file, where, findings);
-  if (!output)
+  if (v.output_files.empty()) {
+    if (outputs.size() <= 1) // one output, or no program to say
+      return std::vector<std::string>{v.output_file};
+    findings.fail(kind::kWrongShape, where,
+                  "one output_file, but the program has " + std::to_string(outputs.size()) +
+                      " outputs (output_files is missing)");
     return std::nullopt;
-  std::string hash = payloadHash(*output);
+  }
+  std::string declared, recorded;
+  for (const Output &out : outputs)
+    declared += (declared.empty() ? "" : ", ") + out.name;
+  for (const InputFile &f : v.output_files)
+    recorded += (recorded.empty() ? "" : ", ") + f.name;
+  if (!outputs.empty() && declared != recorded) {
+    findings.fail(kind::kWrongShape, where,
+                  "output_files [" + recorded + "] are not the program's outputs [" + declared +
+                      "]");
+    return std::nullopt;
+  }
+  if (v.output_file != v.output_files[0].file)
+    findings.fail(kind::kMalformed, where,
+                  "output_file '" + v.output_file + "' is not the first of output_files ('" +
+                      v.output_files[0].file + "')");
+  std::vector<std::string> files;
+  for (const InputFile &f : v.output_files)
+    files.push_back(f.file);
+  return files;
+}
+
+// Checks one variant's saved outputs (`refs`: the oracle's, one per output,
+// or empty when it could not run); returns their payload hash when
+// readable.
+std::optional<std::string> checkVariant(const Case &c, const Variant &v,
+                                        const std::vector<ReferenceOutput> &refs,
+                                        const std::vector<Output> &outputs,
+                                        const std::filesystem::path &dir, Findings &findings) {
+  std::string where = c.where + " variant '" + v.name + "'";
+  std::optional<std::vector<std::string>> files = outputFiles(c, v, outputs, findings);
+  if (!files)
+    return std::nullopt;
+  std::vector<npy::Array> arrays;
+  for (size_t o = 0; o < files->size(); ++o) {
+    std::string output_where =
+        files->size() > 1 ? where + " output '" + v.output_files[o].name + "'" : where;
+    std::optional<npy::Array> array = readArray(dir, (*files)[o], output_where, findings);
+    if (!array)
+      return std::nullopt;
+    arrays.push_back(std::move(*array));
+  }
+  std::string hash = payloadHash(arrays);
   std::optional<std::string> first_hash;
+  std::string named = files->size() > 1 ? "the saved outputs hold" : "'" + (*files)[0] + "' holds";
   for (const Round &round : c.rounds)
     for (const Visit &visit : round.visits) {
       if (visit.variant != v.name || !visit.checks.output_sha256)
         continue;
       if (*visit.checks.output_sha256 != hash)
         findings.fail(kind::kAlteredOutput, visit.where,
-                      "output_sha256 " + *visit.checks.output_sha256 + " but '" + v.output_file +
-                          "' holds a payload hashing to " + hash);
+                      "output_sha256 " + *visit.checks.output_sha256 + " but " + named +
+                          " a payload hashing to " + hash);
       if (first_hash && *first_hash != *visit.checks.output_sha256)
         findings.fail(kind::kAlteredOutput, visit.where,
                       "output_sha256 differs from the variant's earlier rounds");
       first_hash = first_hash.value_or(*visit.checks.output_sha256);
     }
-  if (!ref)
-    return hash;
-  std::vector<int64_t> want{ref->rows, ref->cols};
-  if (output->shape != want) {
-    findings.fail(kind::kWrongShape, where,
-                  "output shape " + shapeText(output->shape) + ", expected " + shapeText(want));
-    return hash;
+  if (refs.size() != arrays.size() || outputs.size() != arrays.size())
+    return hash; // no oracle to compare with
+  Comparison result;
+  for (size_t o = 0; o < arrays.size(); ++o) {
+    const ReferenceOutput &ref = refs[o];
+    const npy::Array &output = arrays[o];
+    const Output &out = outputs[o];
+    std::string output_where = arrays.size() > 1 ? where + " output '" + out.name + "'" : where;
+    std::vector<int64_t> want{ref.rows, ref.cols};
+    if (output.shape != want) {
+      findings.fail(kind::kWrongShape, output_where,
+                    "output shape " + shapeText(output.shape) + ", expected " + shapeText(want));
+      return hash;
+    }
+    if (heldType(output.dtype) != out.type) {
+      findings.fail(kind::kWrongShape, output_where,
+                    "the output file holds " + npy::describe(output.dtype) +
+                        ", the program's output is " + std::string(name(out.type)));
+      return hash;
+    }
+    Comparison one = compare(output, out.type, v.kind == "peer", ref, out.name);
+    if (one.failures && !result.failures)
+      result.first = one.first;
+    result.failures += one.failures;
+    result.max_abs_error = std::max(result.max_abs_error, one.max_abs_error);
   }
-  if (heldType(output->dtype) != out.type) {
-    findings.fail(kind::kWrongShape, where,
-                  "the output file holds " + npy::describe(output->dtype) +
-                      ", the program's output is " + std::string(name(out.type)));
-    return hash;
-  }
-  Comparison result = compare(*output, out.type, v.kind == "peer", *ref, out_name);
   if (result.failures)
     findings.fail(kind::kFailedCheck, where,
                   "the saved output fails the FP64 oracle at " + std::to_string(result.failures) +
@@ -270,46 +348,51 @@ std::optional<std::string> checkVariant(const Case &c, const Variant &v, const R
   return hash;
 }
 
-// The roofline's bytes: every input read once and the output written once,
-// from the saved arrays. Masked softmax may count only the scores it must
-// read, so there the saved sizes are an upper bound.
+// The roofline's bytes: every input read once and every output written
+// once, from the saved inputs and the oracle's outputs in their declared
+// types. Masked softmax may count only the scores it must read, so there
+// the saved sizes are an upper bound.
 void checkRooflineBytes(const Case &c, const std::vector<npy::Array> &inputs,
-                        const ReferenceOutput &ref, DType outType, Findings &findings) {
+                        const std::vector<ReferenceOutput> &refs,
+                        const std::vector<Output> &outputs, Findings &findings) {
   if (!c.roofline || !c.roofline->bytes)
     return;
-  double bytes = static_cast<double>(ref.rows * ref.cols) * static_cast<double>(bytesOf(outType));
+  double bytes = 0;
+  for (size_t o = 0; o < refs.size() && o < outputs.size(); ++o)
+    bytes += static_cast<double>(refs[o].rows * refs[o].cols) *
+             static_cast<double>(bytesOf(outputs[o].type));
   for (const npy::Array &a : inputs)
     bytes += static_cast<double>(a.size()) * static_cast<double>(elementBytes(a));
   double recorded = *c.roofline->bytes;
   bool ok = c.op == "masked_softmax" ? recorded <= bytes : recorded == bytes;
   if (!ok)
     findings.fail(kind::kWrongRoofline, c.where + " summary roofline",
-                  "bytes is " + num(recorded) + " but the inputs and output move " + num(bytes));
+                  "bytes is " + num(recorded) + " but the inputs and outputs move " + num(bytes));
 }
 
 } // namespace
 
 std::optional<Program> checkCaseData(const Case &c, const std::filesystem::path &dir,
                                      Findings &findings) {
-  std::optional<ReferenceOutput> ref;
-  Output out{"y", DType::F32, Dim::C()}; // until the program says otherwise
+  std::vector<ReferenceOutput> refs;
+  std::vector<Output> outputs; // the program's, when it parses
   std::optional<Program> program = readProgram(c, dir, findings);
   if (program) {
     // The case's element type is its first input's (a library case holds
-    // every buffer in one type).
+    // every input in one type).
     std::string declared =
         program->inputs.empty() ? "f32" : std::string(name(program->inputs[0].type));
     if (c.dtype != declared)
       findings.fail(kind::kWrongShape, c.where,
                     "dtype is '" + c.dtype + "' but the program's buffers hold " + declared);
+    outputs = program->outputs;
   }
   if (program && c.rows && c.cols) {
-    out = program->outputs[0];
     try {
       if (auto inputs = readInputs(c, *program, dir, findings)) {
-        std::vector<BufferRef> refs = buffersOf(*program, *inputs, *c.rows);
-        ref = std::move(evaluateReference(*program, refs, Shape{*c.rows, *c.cols})[0]);
-        checkRooflineBytes(c, *inputs, *ref, program->outputs[0].type, findings);
+        std::vector<BufferRef> buffers = buffersOf(*program, *inputs, *c.rows);
+        refs = evaluateReference(*program, buffers, Shape{*c.rows, *c.cols});
+        checkRooflineBytes(c, *inputs, refs, program->outputs, findings);
       }
     } catch (const std::exception &e) {
       findings.fail(kind::kWrongShape, c.where, std::string("the oracle cannot run: ") + e.what());
@@ -320,7 +403,7 @@ std::optional<Program> checkCaseData(const Case &c, const std::filesystem::path 
   // (default) variant's.
   std::map<std::string, std::string> hashes;
   for (const Variant &v : c.variants)
-    if (auto hash = checkVariant(c, v, ref ? &*ref : nullptr, out, dir, findings))
+    if (auto hash = checkVariant(c, v, refs, outputs, dir, findings))
       hashes[v.name] = *hash;
   if (c.variants.empty() || !hashes.count(c.variants[0].name))
     return program;

@@ -139,9 +139,13 @@ void checkFiles(const Bundle &bundle, const fs::path &dir, Findings &findings) {
     checkNamedPath(bundle, c.where + " program_file", c.program_file, findings);
     for (const InputFile &input : c.inputs)
       checkNamedPath(bundle, c.where + " input '" + input.name + "'", input.file, findings);
-    for (const Variant &v : c.variants)
+    for (const Variant &v : c.variants) {
       checkNamedPath(bundle, c.where + " variant '" + v.name + "' output_file", v.output_file,
                      findings);
+      for (const InputFile &out : v.output_files)
+        checkNamedPath(bundle, c.where + " variant '" + v.name + "' output '" + out.name + "'",
+                       out.file, findings);
+    }
   }
   checkBinaries(bundle, findings);
 }

@@ -137,6 +137,15 @@ void readVariants(const json &value, Case &c, FieldReader &fields) {
     v.kind = *kind;
     v.output_file = *output;
     where += " (" + inQuotes(v.name) + ")";
+    // Only a program of several outputs has output_files.
+    if (fields.optionalMember(entry, "output_files"))
+      if (const json *files = fields.array(entry, "output_files", where))
+        for (size_t o = 0; o < files->size(); ++o) {
+          std::string file_where = where + " output_files " + std::to_string(o);
+          auto out_name = fields.string((*files)[o], "name", file_where);
+          auto file = fields.string((*files)[o], "file", file_where);
+          v.output_files.push_back({out_name.value_or(""), file.value_or("")});
+        }
     if (v.kind == "lanejit") {
       v.options = fields.string(entry, "options", where).value_or("");
       readClaims(entry, where, v, fields);

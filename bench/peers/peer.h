@@ -15,12 +15,13 @@ namespace lanejit::bench {
 // One case's buffers as the runner allocated them: 64-byte aligned, dense
 // rows (row stride == cols for [R,C] tensors, C/2 for RoPE's cos/sin), in the
 // library program's declaration order. Already filled and touched once.
-// Every buffer holds elements of `dtype`: "f32", or "bf16" / "f16" (16-bit
+// Every input holds elements of `dtype`: "f32", or "bf16" / "f16" (16-bit
 // patterns, docs/element-types.md) when the case is the operator with its
-// buffers in that type.
+// buffers in that type. Every output too, except rmsnorm_q8's, which are
+// always q (int8 [R,C]) and scale (f32 [R,1]).
 struct CaseBuffers {
   std::string op; // library::Entry name: rope, layernorm, swiglu, rmsnorm,
-                  // gelu_residual, masked_softmax
+                  // gelu_residual, masked_softmax, rmsnorm_q8
   std::string dtype = "f32";
   int64_t rows = 0, cols = 0;
   std::vector<const void *> inputs;
@@ -109,7 +110,8 @@ std::vector<std::unique_ptr<Peer>> availablePeers();
 // The roofline: bytes a case must move per call (every input read once,
 // every output written once, `element_bytes` each: 4 for f32, 2 for bf16 and
 // f16; masked_softmax counts only the scores that take part, c <= r mod C,
-// so the floor stays a floor), and single-thread
+// so the floor stays a floor; rmsnorm_q8's and quantize_q8's outputs are
+// 1 byte per q and 4 per row's scale, whatever their inputs hold), and single-thread
 // bandwidth measured now over arrays totalling that footprint (allocated and
 // touched once, best of repeated passes within the budget). Errors are
 // lanejit::Error(Kind::Bind): an unknown op or negative shape for bytesMoved,

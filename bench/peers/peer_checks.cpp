@@ -9,11 +9,16 @@ namespace lanejit::bench {
 size_t opInputCount(const std::string &op) {
   if (op == "rope" || op == "layernorm")
     return 3;
-  if (op == "swiglu" || op == "rmsnorm" || op == "gelu_residual")
+  if (op == "swiglu" || op == "rmsnorm" || op == "gelu_residual" || op == "rmsnorm_q8")
     return 2;
   if (op == "masked_softmax")
     return 1;
   throw Error(Error::Kind::Bind, "unknown operator '" + op + "' for a benchmark peer");
+}
+
+size_t opOutputCount(const std::string &op) {
+  opInputCount(op); // rejects an unknown name
+  return op == "rmsnorm_q8" ? 2 : 1;
 }
 
 double peerTolerance(const std::string &dtype) {
@@ -22,12 +27,13 @@ double peerTolerance(const std::string &dtype) {
 
 void requireRunnable(const Peer &peer, const CaseBuffers &b) {
   std::string who = "peer '" + peer.name() + "' on " + b.op + ": ";
-  size_t inputs = opInputCount(b.op);
+  size_t inputs = opInputCount(b.op), outputs = opOutputCount(b.op);
   if (!peer.runs(b.op, b.dtype))
     throw Error(Error::Kind::Bind, who + "operator not supported here in " + b.dtype);
-  if (b.inputs.size() != inputs || b.outputs.size() != 1)
+  if (b.inputs.size() != inputs || b.outputs.size() != outputs)
     throw Error(Error::Kind::Bind,
-                who + "expected " + std::to_string(inputs) + " inputs and 1 output, got " +
+                who + "expected " + std::to_string(inputs) + " inputs and " +
+                    std::to_string(outputs) + " output(s), got " +
                     std::to_string(b.inputs.size()) + " and " + std::to_string(b.outputs.size()));
   if (b.rows < 1 || b.cols < 1 || (b.op == "rope" && b.cols % 2 != 0))
     throw Error(Error::Kind::Bind,
@@ -35,8 +41,9 @@ void requireRunnable(const Peer &peer, const CaseBuffers &b) {
   for (const void *p : b.inputs)
     if (!p)
       throw Error(Error::Kind::Bind, who + "null input buffer");
-  if (!b.outputs[0])
-    throw Error(Error::Kind::Bind, who + "null output buffer");
+  for (void *p : b.outputs)
+    if (!p)
+      throw Error(Error::Kind::Bind, who + "null output buffer");
 }
 
 namespace {

@@ -26,6 +26,10 @@ int64_t bytesMoved(const std::string &op, int64_t rows, int64_t cols, int64_t el
     return (2 * rc + 2 * cols) * f;
   if (op == "rmsnorm") // x, y, gamma
     return (2 * rc + cols) * f;
+  if (op == "rmsnorm_q8") // x, gamma; q (int8), scale (f32 per row)
+    return (rc + cols) * f + rc + 4 * rows;
+  if (op == "quantize_q8") // x; q, scale
+    return rc * f + rc + 4 * rows;
   if (op == "swiglu" || op == "gelu_residual") // x, u, y
     return 3 * rc * f;
   if (op == "masked_softmax") {

@@ -15,8 +15,8 @@
 namespace lanejit::bench {
 namespace {
 
-TEST(BenchCases, DefaultsAreTheSixOperatorsAtTheSeedShapes) {
-  std::vector<CaseSpec> cases = defaultCases();
+TEST(BenchCases, TheSeedCasesAreTheSixOperatorsAtTheSeedShapes) {
+  std::vector<CaseSpec> cases = seedCases();
   ASSERT_EQ(cases.size(), 12u);
   EXPECT_EQ(cases[0].id, "rope-17x66");
   EXPECT_EQ(cases[1].id, "rope-1024x4098");
@@ -24,6 +24,57 @@ TEST(BenchCases, DefaultsAreTheSixOperatorsAtTheSeedShapes) {
   EXPECT_EQ(cases[3].id, "layernorm-1024x4097");
   for (const CaseSpec &c : cases)
     EXPECT_FALSE(c.op.empty()) << c.id;
+}
+
+TEST(BenchCases, DefaultsAreTheSeedCasesThenBf16ThenInt8) {
+  // The main job prints the bf16 and the int8 rows beside the seed's.
+  std::vector<CaseSpec> cases = defaultCases();
+  std::vector<CaseSpec> seed = seedCases();
+  ASSERT_EQ(cases.size(), seed.size() + 6 + 2);
+  for (size_t i = 0; i < seed.size(); ++i)
+    EXPECT_EQ(cases[i].id, seed[i].id);
+  EXPECT_EQ(cases[12].id, "rope-bf16-1024x4098");
+  EXPECT_EQ(cases[17].id, "masked_softmax-bf16-1024x4097");
+  for (size_t i = 12; i < 18; ++i)
+    EXPECT_EQ(caseType(cases[i]), "bf16") << cases[i].id;
+  EXPECT_EQ(cases[18].id, "rmsnorm_q8-1024x4097");
+  EXPECT_EQ(cases[19].id, "rmsnorm_q8-1x4096");
+  for (const CaseSpec &c : cases)
+    EXPECT_NO_THROW(validateCase(c)) << c.id;
+}
+
+TEST(BenchCases, Int8SetIsRmsnormQ8LargeAndDecodeInF32AndBf16) {
+  std::vector<CaseSpec> cases = int8Cases();
+  ASSERT_EQ(cases.size(), 4u);
+  EXPECT_EQ(cases[0].id, "rmsnorm_q8-1024x4097");
+  EXPECT_EQ(cases[1].id, "rmsnorm_q8-bf16-1024x4097");
+  EXPECT_EQ(cases[2].id, "rmsnorm_q8-1x4096");
+  EXPECT_EQ(cases[3].id, "rmsnorm_q8-bf16-1x4096");
+  for (const CaseSpec &c : cases) {
+    EXPECT_EQ(c.op, "rmsnorm_q8") << c.id;
+    ASSERT_EQ(c.program.outputs.size(), 2u) << c.id; // the bench takes several outputs
+    EXPECT_NO_THROW(validateCase(c)) << c.id;
+  }
+}
+
+TEST(BenchCases, AQuantizingCaseKeepsItsOutputTypesInEveryInputType) {
+  // Before: rmsnorm_q8 with bf16 inputs; withStorage alone would make the
+  // f32 scale bf16 too.
+  CaseSpec c = libraryCase("rmsnorm_q8:1024x4097:bf16");
+  EXPECT_EQ(c.id, "rmsnorm_q8-bf16-1024x4097");
+  EXPECT_EQ(c.op, "rmsnorm_q8");
+  EXPECT_EQ(caseType(c), "bf16");
+  for (const Param &p : c.program.inputs)
+    EXPECT_EQ(p.type, DType::BF16) << p.name;
+  ASSERT_EQ(c.program.outputs.size(), 2u);
+  EXPECT_EQ(c.program.outputs[0].name, "q");
+  EXPECT_EQ(c.program.outputs[0].type, DType::I8);
+  EXPECT_EQ(c.program.outputs[1].name, "scale");
+  EXPECT_EQ(c.program.outputs[1].type, DType::F32);
+  CaseSpec f32 = libraryCase("rmsnorm_q8:1x4096");
+  EXPECT_EQ(f32.id, "rmsnorm_q8-1x4096");
+  EXPECT_EQ(caseType(f32), "f32");
+  EXPECT_EQ(f32.program.outputs[0].type, DType::I8);
 }
 
 TEST(BenchCases, DecodeSetIsFewLongRows) {
@@ -104,6 +155,9 @@ TEST(BenchCases, AProgramFileThatIsALibraryOperatorGetsItsPeers) {
   CaseSpec c = programCase(path.string(), "5x40");
   EXPECT_EQ(c.op, "rmsnorm");
   EXPECT_EQ(c.shape.cols, 40);
+  // A quantizing entry too.
+  std::ofstream(path) << print(library::rmsNormQ8());
+  EXPECT_EQ(programCase(path.string(), "5x40").op, "rmsnorm_q8");
   std::filesystem::remove(path);
 }
 

@@ -89,27 +89,52 @@ void maskedSoftmax(const float *x, float *y, int64_t rows, int64_t cols) {
   }
 }
 
+void rmsNormQ8(const float *x, const float *gamma, int8_t *q, float *scale, int64_t rows,
+               int64_t cols) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *xr = x + r * cols;
+    int8_t *qr = q + r * cols;
+    float sq = 0;
+    for (int64_t c = 0; c < cols; ++c)
+      sq += xr[c] * xr[c];
+    float denom = std::sqrt(sq / cols + 1e-5f);
+    float amax = 0;
+    for (int64_t c = 0; c < cols; ++c)
+      amax = std::max(amax, std::fabs(xr[c] / denom * gamma[c]));
+    scale[r] = amax / 127;
+    float inv = amax == 0 ? 0 : 127 / amax;
+    for (int64_t c = 0; c < cols; ++c) {
+      float v = std::nearbyint(xr[c] / denom * gamma[c] * inv); // ties to even
+      qr[c] = std::isnan(v) ? 0 : static_cast<int8_t>(std::clamp(v, -127.0f, 127.0f));
+    }
+  }
+}
+
 } // namespace naive
 
 namespace {
 
-void ropeAdapter(const float *const *in, float *y, int64_t rows, int64_t cols) {
-  naive::rope(in[0], in[1], in[2], y, rows, cols);
+void ropeAdapter(const float *const *in, void *const *out, int64_t rows, int64_t cols) {
+  naive::rope(in[0], in[1], in[2], static_cast<float *>(out[0]), rows, cols);
 }
-void layerNormAdapter(const float *const *in, float *y, int64_t rows, int64_t cols) {
-  naive::layerNorm(in[0], in[1], in[2], y, rows, cols);
+void layerNormAdapter(const float *const *in, void *const *out, int64_t rows, int64_t cols) {
+  naive::layerNorm(in[0], in[1], in[2], static_cast<float *>(out[0]), rows, cols);
 }
-void swigluAdapter(const float *const *in, float *y, int64_t rows, int64_t cols) {
-  naive::swiglu(in[0], in[1], y, rows, cols);
+void swigluAdapter(const float *const *in, void *const *out, int64_t rows, int64_t cols) {
+  naive::swiglu(in[0], in[1], static_cast<float *>(out[0]), rows, cols);
 }
-void rmsNormAdapter(const float *const *in, float *y, int64_t rows, int64_t cols) {
-  naive::rmsNorm(in[0], in[1], y, rows, cols);
+void rmsNormAdapter(const float *const *in, void *const *out, int64_t rows, int64_t cols) {
+  naive::rmsNorm(in[0], in[1], static_cast<float *>(out[0]), rows, cols);
 }
-void geluResidualAdapter(const float *const *in, float *y, int64_t rows, int64_t cols) {
-  naive::geluResidual(in[0], in[1], y, rows, cols);
+void geluResidualAdapter(const float *const *in, void *const *out, int64_t rows, int64_t cols) {
+  naive::geluResidual(in[0], in[1], static_cast<float *>(out[0]), rows, cols);
 }
-void maskedSoftmaxAdapter(const float *const *in, float *y, int64_t rows, int64_t cols) {
-  naive::maskedSoftmax(in[0], y, rows, cols);
+void maskedSoftmaxAdapter(const float *const *in, void *const *out, int64_t rows, int64_t cols) {
+  naive::maskedSoftmax(in[0], static_cast<float *>(out[0]), rows, cols);
+}
+void rmsNormQ8Adapter(const float *const *in, void *const *out, int64_t rows, int64_t cols) {
+  naive::rmsNormQ8(in[0], in[1], static_cast<int8_t *>(out[0]), static_cast<float *>(out[1]),
+                   rows, cols);
 }
 
 } // namespace
@@ -122,6 +147,7 @@ const NaiveOp *naiveOp(std::string_view name) {
       {"rmsnorm", {"x", "gamma"}, rmsNormAdapter},
       {"gelu_residual", {"x", "u"}, geluResidualAdapter},
       {"masked_softmax", {"x"}, maskedSoftmaxAdapter},
+      {"rmsnorm_q8", {"x", "gamma"}, rmsNormQ8Adapter},
   };
   for (const NaiveOp &op : ops)
     if (op.name == name)

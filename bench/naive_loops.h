@@ -1,4 +1,5 @@
-// bench/naive_loops.h — the six library operators as plain C++ loops.
+// bench/naive_loops.h — the six library operators, and RMSNorm then int8
+// quantization (rmsnorm_q8), as plain C++ loops.
 //
 // The baseline the bench (its naive peer) compares lanejit with: what a competent programmer
 // writes straight from the formulas of docs/library.md (float accumulators,
@@ -12,8 +13,10 @@
 
 namespace lanejit::bench {
 
-// inputs: the operator's inputs in the order of NaiveOp::inputs.
-using NaiveFn = void (*)(const float *const *inputs, float *output, int64_t rows, int64_t cols);
+// inputs: the operator's inputs in the order of NaiveOp::inputs; outputs:
+// its outputs in the program's order (float, or int8_t for rmsnorm_q8's q).
+using NaiveFn = void (*)(const float *const *inputs, void *const *outputs, int64_t rows,
+                         int64_t cols);
 
 struct NaiveOp {
   std::string_view name;                // the library program's name
@@ -32,6 +35,10 @@ void swiglu(const float *x, const float *u, float *y, int64_t rows, int64_t cols
 void rmsNorm(const float *x, const float *gamma, float *y, int64_t rows, int64_t cols);
 void geluResidual(const float *x, const float *u, float *y, int64_t rows, int64_t cols);
 void maskedSoftmax(const float *x, float *y, int64_t rows, int64_t cols);
+// rmsNorm's y per row, then scale = max|y| / 127 and q = y * (127 / max|y|)
+// rounded to nearest-even, clamped to +-127 (0 for a zero row or NaN).
+void rmsNormQ8(const float *x, const float *gamma, int8_t *q, float *scale, int64_t rows,
+               int64_t cols);
 } // namespace naive
 
 } // namespace lanejit::bench

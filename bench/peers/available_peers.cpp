@@ -1,5 +1,5 @@
 // The registry: the peers this binary was built with, in a fixed order
-// (naive, avx512, avx512-rows, torch, inductor, onednn).
+// (naive, unfused-pair, avx512, avx512-rows, torch, inductor, onednn).
 #include "peers/peer_factories.h"
 
 namespace lanejit::bench {
@@ -7,6 +7,7 @@ namespace lanejit::bench {
 std::vector<std::unique_ptr<Peer>> availablePeers() {
   std::vector<std::unique_ptr<Peer>> peers;
   peers.push_back(makeNaivePeer());
+  peers.push_back(makeUnfusedPairPeer());
 #ifdef LANEJIT_PEER_AVX512
   peers.push_back(makeAvx512Peer());
   peers.push_back(makeAvx512RowsPeer());

@@ -15,6 +15,8 @@ can be recorded) and changes no kernel.
 A case's optional fifth field is the element type of every input and the
 output (f32, bf16 or f16): the reference then runs on tensors of that type,
 as a model held in it does, and Inductor generates its kernels for it.
+rmsnorm_q8 returns two outputs (q int8 [R, C], scale float32 [R, 1]) in any
+type; its reference widens bf16 and f16 inputs to float32 itself.
 
 Writes, per case, DIR/<op>-<R>x<C>-t<N>/ (f32) or DIR/<op>-<type>-<R>x<C>-t<N>/: plan.json, kernel_<i>.so and
 kernel_<i>.cpp (Inductor's files, copied), wrapper.py (the output code
@@ -54,6 +56,15 @@ def references(torch):
     def gelu_residual(x, u):
         return F.gelu(x, approximate="tanh") + u
 
+    def rmsnorm_q8(x, g):
+        # lanejit's rmsnorm_q8: RMSNorm in f32 (bf16 or f16 inputs widened),
+        # then per row scale = amax/127 and q = round(y * (127/amax)) (half
+        # to even), clamped to +-127, 0 for a zero row, as int8.
+        y = rmsnorm(x.float(), g.float())
+        amax = y.abs().amax(-1, keepdim=True)
+        inv = torch.where(amax == 0, 0.0, 127 / amax)
+        return (y * inv).round().clamp(-127, 127).to(torch.int8), amax / 127
+
     def masked_softmax(x):
         # lanejit's masked_softmax: column c of row r is masked when c > r mod C.
         r, c = x.shape
@@ -61,7 +72,8 @@ def references(torch):
         return torch.softmax(x.masked_fill(mask, float("-inf")), dim=-1)
 
     return {"rope": rope, "layernorm": layernorm, "swiglu": swiglu, "rmsnorm": rmsnorm,
-            "gelu_residual": gelu_residual, "masked_softmax": masked_softmax}
+            "gelu_residual": gelu_residual, "masked_softmax": masked_softmax,
+            "rmsnorm_q8": rmsnorm_q8}
 
 
 def input_shapes(op, rows, cols):
@@ -69,13 +81,20 @@ def input_shapes(op, rows, cols):
         return [(rows, cols), (rows, cols // 2), (rows, cols // 2)]
     if op == "layernorm":
         return [(rows, cols), (cols,), (cols,)]
-    if op == "rmsnorm":
+    if op in ("rmsnorm", "rmsnorm_q8"):
         return [(rows, cols), (cols,)]
     if op in ("swiglu", "gelu_residual"):
         return [(rows, cols), (rows, cols)]
     if op == "masked_softmax":
         return [(rows, cols)]
     raise ValueError(f"unknown op {op!r}")
+
+
+def output_shapes(op, rows, cols):
+    """The outputs the C++ peer hands over, in the program's order."""
+    if op == "rmsnorm_q8":
+        return [(rows, cols), (rows, 1)]  # q (int8), scale (float32)
+    return [(rows, cols)]
 
 
 class Recorder:
@@ -105,8 +124,8 @@ class Recorder:
             setattr(self.module, name, kernel)
 
 
-def describe_args(args, inputs, output, storages, torch):
-    """Each kernel argument as the C++ peer binds it: an input, the output,
+def describe_args(args, inputs, outputs, storages, torch):
+    """Each kernel argument as the C++ peer binds it: an input, an output,
     a scratch buffer (one per storage, numbered across the whole call
     sequence in `storages`: base address -> (index, bytes)) or an integer;
     with a byte offset."""
@@ -116,10 +135,11 @@ def describe_args(args, inputs, output, storages, torch):
             base = a.untyped_storage().data_ptr()
             offset = a.data_ptr() - base
             found = [i for i, t in enumerate(inputs) if t.data_ptr() == base]
+            written = [i for i, t in enumerate(outputs) if t.untyped_storage().data_ptr() == base]
             if found:
                 out.append({"kind": "input", "index": found[0], "offset": offset})
-            elif base == output.untyped_storage().data_ptr():
-                out.append({"kind": "output", "index": 0, "offset": offset})
+            elif written:
+                out.append({"kind": "output", "index": written[0], "offset": offset})
             else:
                 if base not in storages:
                     storages[base] = (len(storages), a.untyped_storage().nbytes())
@@ -178,7 +198,7 @@ def build_case(torch, fn, op, rows, cols, threads, dtype, out_dir, built_command
     from torch._inductor.codecache import PyCodeCache
     gen = torch.Generator().manual_seed(0)
     inputs = [torch.randn(s, generator=gen) for s in input_shapes(op, rows, cols)]
-    if op in ("layernorm", "rmsnorm"):
+    if op in ("layernorm", "rmsnorm", "rmsnorm_q8"):
         inputs[1] = inputs[1].abs() + 0.5
     element = getattr(torch, DTYPES[dtype])
     inputs = [t.to(element) for t in inputs]
@@ -194,14 +214,26 @@ def build_case(torch, fn, op, rows, cols, threads, dtype, out_dir, built_command
     recorder = Recorder(module, torch)
     try:
         with torch.no_grad():
-            output = compiled(*inputs)
+            outputs = compiled(*inputs)
     finally:
         recorder.restore()
     if not recorder.calls:
         raise RuntimeError("the compiled call ran no native kernel")
-    if output.shape != (rows, cols) or not output.is_contiguous() or output.storage_offset():
-        raise RuntimeError(f"the output is not a dense [{rows}, {cols}] tensor")
-    if not torch.equal(output, want):
+    # Several outputs come back as a tuple, one as a tensor.
+    outputs = list(outputs) if isinstance(outputs, tuple) else [outputs]
+    want = list(want) if isinstance(want, tuple) else [want]
+    shapes = output_shapes(op, rows, cols)
+    if len(outputs) != len(shapes):
+        raise RuntimeError(f"{len(outputs)} outputs, the case has {len(shapes)}")
+    for output, shape in zip(outputs, shapes):
+        # The peer hands over each output's own dense buffer.
+        dense = output.is_contiguous() and not output.storage_offset() and \
+            output.untyped_storage().nbytes() == output.numel() * output.element_size()
+        if tuple(output.shape) != shape or not dense:
+            raise RuntimeError(f"an output is not a dense {list(shape)} tensor of its own")
+    if len({o.untyped_storage().data_ptr() for o in outputs}) != len(outputs):
+        raise RuntimeError("two outputs share a buffer")
+    if not all(torch.equal(o, w) for o, w in zip(outputs, want)):
         raise RuntimeError("two calls of the compiled function disagree")
 
     names = list(dict.fromkeys(name for name, _ in recorder.calls))
@@ -220,25 +252,29 @@ def build_case(torch, fn, op, rows, cols, threads, dtype, out_dir, built_command
     storages = {}
     for name, args in recorder.calls:
         calls.append({"kernel": names.index(name),
-                      "args": describe_args(args, inputs, output, storages, torch)})
+                      "args": describe_args(args, inputs, outputs, storages, torch)})
     buffers = [nbytes for _, nbytes in sorted(storages.values())]
 
     # The replay the C++ peer will do, here with Inductor's own kernels:
     # fresh buffers, the recorded sequence, nothing else. It must give the
     # compiled call's bits, or the plan misses part of the graph.
-    replay_out = torch.full((rows, cols), float("nan"), dtype=element)
+    # NaN in float outputs, -128 (which no quantized value is) in int8 ones.
+    replay_out = [torch.full(o.shape, -128 if o.dtype == torch.int8 else float("nan"),
+                             dtype=o.dtype) for o in outputs]
     scratch = [torch.empty(n, dtype=torch.uint8) for n in buffers]
 
     def bind(arg):
         if arg["kind"] == "int":
             return arg["value"]
-        base = {"input": lambda: inputs[arg["index"]], "output": lambda: replay_out,
+        base = {"input": lambda: inputs[arg["index"]],
+                "output": lambda: replay_out[arg["index"]],
                 "buffer": lambda: scratch[arg["index"]]}[arg["kind"]]()
-        flat = base.reshape(-1).view(torch.uint8)
-        return flat[arg["offset"]:].view(element)
+        # The kernels take pointers: the bytes from the offset on, of any
+        # dtype (int8 outputs need not fill whole elements of the case's).
+        return base.reshape(-1).view(torch.uint8)[arg["offset"]:]
     for call in calls:
         recorder.kernels[names[call["kernel"]]](*[bind(a) for a in call["args"]])
-    if not torch.equal(replay_out, want):
+    if not all(torch.equal(o, w) for o, w in zip(replay_out, want)):
         raise RuntimeError("replaying the recorded kernels does not give the compiled "
                            "call's output (the graph runs more than native kernels)")
 

@@ -8,7 +8,7 @@
 // torch.compile(backend="inductor", dynamic=False, fullgraph=True), runs
 // it, and writes a plan: the shared objects Inductor built (copied into the
 // bundle), and the compiled call's sequence of `kernel` calls with their
-// arguments (inputs, the output, scratch buffers, integers). Here each
+// arguments (inputs, outputs, scratch buffers, integers). Here each
 // object is loaded and the sequence replayed over the case's buffers, the
 // scratch buffers allocated once in prepare(). Inductor's .so files carry a
 // Python binding beside `kernel`: CPython's data symbols must resolve at
@@ -213,7 +213,7 @@ public:
   }
   bool supports(const std::string &op) const override {
     return op == "rope" || op == "layernorm" || op == "swiglu" || op == "rmsnorm" ||
-           op == "gelu_residual" || op == "masked_softmax";
+           op == "gelu_residual" || op == "masked_softmax" || op == "rmsnorm_q8";
   }
   bool runs(const std::string &op, const std::string &dtype) const override {
     return supports(op) && (dtype == "f32" || dtype == "bf16" || dtype == "f16");

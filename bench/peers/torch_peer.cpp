@@ -16,7 +16,9 @@
 #include <ATen/TensorOperators.h>
 #include <ATen/Version.h>
 #include <ATen/core/Tensor.h>
+#include <ATen/ops/abs.h>
 #include <ATen/ops/addcmul.h>
+#include <ATen/ops/amax.h>
 #include <ATen/ops/arange.h>
 #include <ATen/ops/div.h>
 #include <ATen/ops/empty.h>
@@ -103,6 +105,39 @@ Body bodyFor(const CaseBuffers &b) {
   auto wrap = [type](const void *p, at::IntArrayRef sizes) { return bench::wrap(p, sizes, type); };
   auto scratch = [type](at::IntArrayRef sizes) { return bench::scratch(sizes, type); };
   const std::vector<const void *> &in = b.inputs;
+  if (b.op == "rmsnorm_q8") {
+    // lanejit's definition: x and gamma widened to f32 (in a bf16 or f16
+    // case once per call, as x.float() does), RMSNorm as the rmsnorm body
+    // computes it, then scale = amax/127 and q = round(y * (127/amax))
+    // (half to even), clamped to +-127, 0 for a zero row, cast to int8.
+    at::Tensor x_in = wrap(in[0], {R, C}), g_in = wrap(in[1], {C});
+    at::Tensor q = bench::wrap(b.outputs[0], {R, C}, at::kChar);
+    at::Tensor scale = bench::wrap(b.outputs[1], {R, 1}, at::kFloat);
+    const bool widen = type != at::kFloat;
+    auto f32 = [](at::IntArrayRef sizes) { return bench::scratch(sizes, at::kFloat); };
+    at::Tensor x = widen ? f32({R, C}) : x_in, g = widen ? f32({C}) : g_in;
+    at::Tensor y = f32({R, C}), t = f32({R, C}), ms = f32({R, 1}), amax = f32({R, 1}),
+               inv = f32({R, 1});
+    return {[=]() mutable {
+      if (widen) {
+        x.copy_(x_in);
+        g.copy_(g_in);
+      }
+      at::mul_out(t, x, x);
+      at::mean_out(ms, t, {1}, /*keepdim=*/true);
+      ms.add_(1e-5).sqrt_();
+      at::div_out(y, x, ms);
+      y.mul_(g);
+      at::abs_out(t, y);
+      at::amax_out(amax, t, {1}, /*keepdim=*/true);
+      scale.copy_(amax).div_(127);
+      inv.fill_(127).div_(amax); // 127/amax in one rounding, as lanejit
+      inv.masked_fill_(amax.eq(0), 0);
+      at::mul_out(t, y, inv);
+      t.round_().clamp_(-127, 127);
+      q.copy_(t);
+    }};
+  }
   at::Tensor y = wrap(b.outputs[0], {R, C});
   if (b.op == "rope") {
     const int64_t h = C / 2;
@@ -191,12 +226,15 @@ public:
            "at::layer_norm, its fresh result (memory reused by the allocator) copied into y "
            "after the timed calls, untimed (native_layer_norm_out computes then copies, and "
            "measured no faster). bf16 and f16 cases: the same ops on tensors of that type, as "
-           "eager runs a model held in it. ATen CPU capability: " +
+           "eager runs a model held in it; rmsnorm_q8: x and gamma widened to f32 by copy_ in "
+           "those cases, then the rmsnorm ops, abs_out, amax_out, scale = amax/127, "
+           "inv = 127/amax (0 where amax is 0), mul_out, round_ (half to even), "
+           "clamp_(-127, 127), copy_ into the int8 q. ATen CPU capability: " +
            capabilityLine();
   }
   bool supports(const std::string &op) const override {
     return op == "rope" || op == "layernorm" || op == "swiglu" || op == "rmsnorm" ||
-           op == "gelu_residual" || op == "masked_softmax";
+           op == "gelu_residual" || op == "masked_softmax" || op == "rmsnorm_q8";
   }
   bool runs(const std::string &op, const std::string &dtype) const override {
     return supports(op) && (dtype == "f32" || dtype == "bf16" || dtype == "f16");

@@ -1,6 +1,7 @@
 // A short bench run (tiny warmup and target, small cases) start to finish:
-// the bundle it writes, and — when the audit is built — that the audit
-// passes it. A peer that computes garbage must fail the run, not be
+// the bundle it writes (16-bit and int8 cases, programs of two outputs),
+// and — when the audit is built — that the audit passes it and catches
+// tampering. A peer that computes garbage must fail the run, not be
 // averaged away.
 #include "io/sha256.h"
 #include "runner.h"
@@ -13,8 +14,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <set>
 
 #ifdef LANEJIT_HAVE_AUDIT
@@ -226,6 +230,130 @@ TEST(BenchEndToEnd, SixteenBitCasesAreMeasuredCheckedAndAudited) {
   }
   EXPECT_TRUE(hash && oracle && dtype) << "hash " << hash << " oracle " << oracle << " dtype "
                                        << dtype;
+#endif
+  fs::remove_all(result.bundle_dir);
+}
+
+#ifdef LANEJIT_HAVE_AUDIT
+// The audit's failures after `edit` changed a copy of the bundle at `dir`.
+std::vector<std::string> auditCopy(const fs::path &dir, const std::string &name,
+                                   const std::function<void(const fs::path &)> &edit) {
+  fs::path copy = dir.parent_path() / (dir.filename().string() + "-" + name);
+  fs::remove_all(copy);
+  fs::copy(dir, copy, fs::copy_options::recursive);
+  edit(copy);
+  std::vector<std::string> failures = audit::auditBundle(copy).failures;
+  fs::remove_all(copy);
+  return failures;
+}
+
+bool mentions(const std::vector<std::string> &failures, const std::string &text) {
+  for (const std::string &failure : failures)
+    if (failure.find(text) != std::string::npos)
+      return true;
+  return false;
+}
+
+// Rewrites one byte of a saved array (its payload ends the file) and records
+// the file's new hash, so only the hash of the visit and the oracle object.
+void editArray(const fs::path &dir, const std::string &file,
+               const std::function<void(std::string &)> &edit) {
+  std::string bytes = test::slurp(dir / file);
+  edit(bytes);
+  std::ofstream(dir / file, std::ios::binary) << bytes;
+  nlohmann::json bundle = readJson(dir / "bundle.json");
+  bundle["files"][file] = fileSha256(dir / file);
+  std::ofstream(dir / "bundle.json") << bundle.dump(1);
+}
+#endif
+
+TEST(BenchEndToEnd, Int8CasesAreMeasuredCheckedAndAudited) {
+  // RMSNorm -> int8 (two outputs: q i8 [R,C], scale f32 [R,1]) with f32 and
+  // bf16 inputs: every output checked and saved, the unfused pair giving the
+  // fused kernel's bits, the audit passing; then a q moved by two steps, a
+  // q moved by one (within the oracle's step, but not its hash), a scale off
+  // by 1% and a dropped output file are each caught.
+  BenchOptions options;
+  options.protocol = tinyProtocol();
+  options.cases = {libraryCase("rmsnorm_q8:3x37"), libraryCase("rmsnorm_q8:4x40:bf16")};
+  options.only = {"lanejit", "lanejit-nospec", "naive", "unfused-pair"};
+  for (const std::unique_ptr<Peer> &peer : availablePeers())
+    if (peer->name() == "torch")
+      options.only.push_back(peer->name());
+  options.out_dir = freshDir("bench-e2e-int8");
+  options.progress = false;
+  BenchResult result = runBench(options);
+  EXPECT_TRUE(result.record.passed());
+  ASSERT_EQ(result.record.cases.size(), 2u);
+  EXPECT_EQ(result.record.cases[0].dtype, "f32");
+  EXPECT_EQ(result.record.cases[1].dtype, "bf16");
+  for (const CaseRecord &c : result.record.cases) {
+    std::map<std::string, std::string> sha;
+    for (const RoundRecord &round : c.rounds)
+      for (const VisitRecord &v : round.visits) {
+        EXPECT_TRUE(v.ok()) << c.id << " " << v.variant << ": " << v.status;
+        sha[v.variant] = v.checks.output_sha256;
+      }
+    ASSERT_TRUE(sha.count("unfused-pair")) << c.id;
+    EXPECT_EQ(sha["unfused-pair"], sha["lanejit"]) << c.id << ": the pair's bits are the fused";
+    EXPECT_EQ(sha.count("naive"), c.dtype == "f32" ? 1u : 0u) << c.id;
+    ASSERT_FALSE(c.variants.empty());
+    ASSERT_EQ(c.variants[0].output_files.size(), 2u) << c.id;
+    EXPECT_EQ(c.variants[0].output_file, c.variants[0].output_files[0].file);
+  }
+  nlohmann::json bundle = readJson(result.bundle_dir / "bundle.json");
+  EXPECT_EQ(bundle["cases"][1]["id"], "rmsnorm_q8-bf16-4x40");
+  const nlohmann::json &files = bundle["cases"][0]["variants"][0]["output_files"];
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0]["name"], "q");
+  EXPECT_EQ(files[0]["file"], "outputs/rmsnorm_q8-3x37/lanejit/q.npy");
+  EXPECT_EQ(files[1]["file"], "outputs/rmsnorm_q8-3x37/lanejit/scale.npy");
+  // q as np.save writes int8, scale as float32 [R, 1].
+  std::string q = test::slurp(result.bundle_dir / "outputs/rmsnorm_q8-3x37/lanejit/q.npy");
+  EXPECT_NE(q.find("'descr': '|i1'"), std::string::npos);
+  std::string scale =
+      test::slurp(result.bundle_dir / "outputs/rmsnorm_q8-bf16-4x40/unfused-pair/scale.npy");
+  EXPECT_NE(scale.find("'descr': '<f4'"), std::string::npos);
+  EXPECT_NE(scale.find("'shape': (4, 1)"), std::string::npos);
+#ifdef LANEJIT_HAVE_AUDIT
+  audit::AuditResult audited = audit::auditBundle(result.bundle_dir);
+  for (const std::string &failure : audited.failures)
+    ADD_FAILURE() << "audit: " << failure;
+  EXPECT_TRUE(audited.pass());
+  const std::string q_file = "outputs/rmsnorm_q8-3x37/lanejit/q.npy";
+  auto moveLastQ = [&](int steps) {
+    return [&, steps](const fs::path &dir) {
+      editArray(dir, q_file, [steps](std::string &bytes) {
+        int8_t v = static_cast<int8_t>(bytes.back());
+        bytes.back() = static_cast<char>(v > 0 ? v - steps : v + steps);
+      });
+    };
+  };
+  std::vector<std::string> two = auditCopy(result.bundle_dir, "q2", moveLastQ(2));
+  EXPECT_TRUE(mentions(two, "fails the FP64 oracle") && mentions(two, "q[2,36]"))
+      << "a q two steps off was not caught by the oracle";
+  EXPECT_TRUE(mentions(two, "output_sha256"));
+  std::vector<std::string> one = auditCopy(result.bundle_dir, "q1", moveLastQ(1));
+  EXPECT_FALSE(mentions(one, "fails the FP64 oracle")) << "one step is the oracle's allowance";
+  EXPECT_TRUE(mentions(one, "output_sha256")) << "a q one step off kept its recorded hash";
+  std::vector<std::string> scaled =
+      auditCopy(result.bundle_dir, "scale", [](const fs::path &dir) {
+        editArray(dir, "outputs/rmsnorm_q8-bf16-4x40/lanejit/scale.npy", [](std::string &b) {
+          float v;
+          std::memcpy(&v, b.data() + b.size() - 4, 4);
+          v *= 1.01f; // atol = 5e-5 is 0.2% of a scale near 0.025
+          std::memcpy(b.data() + b.size() - 4, &v, 4);
+        });
+      });
+  EXPECT_TRUE(mentions(scaled, "fails the FP64 oracle") && mentions(scaled, "scale[3,0]"))
+      << "a scale off by 1% was not caught";
+  std::vector<std::string> dropped =
+      auditCopy(result.bundle_dir, "dropped", [](const fs::path &dir) {
+        nlohmann::json b = readJson(dir / "bundle.json");
+        b["cases"][0]["variants"][1].erase("output_files");
+        std::ofstream(dir / "bundle.json") << b.dump(1);
+      });
+  EXPECT_TRUE(mentions(dropped, "output_files is missing"));
 #endif
   fs::remove_all(result.bundle_dir);
 }

@@ -1,18 +1,22 @@
 // The benchmark's peers and roofline (bench/peers/peer.h): every peer built
 // here runs every operator it supports on fixture and random data, at the
 // seed's small shape, tail-heavy shapes and shapes one column off a packet
-// edge, and matches the FP64 oracle; bytesMoved gives the anchors' bytes.
+// edge, and matches the FP64 oracle (rmsnorm_q8 too: q within one step,
+// the unfused pair bit for bit the fused kernel); bytesMoved gives the
+// anchors' bytes.
 #include "bench/peer_cases.h"
 #include "peers/peer.h"
 
 #include <lanejit/check.h>
 #include <lanejit/error.h>
+#include <lanejit/kernel.h>
 #include <lanejit/library.h>
 #include <lanejit/reference.h>
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -143,6 +147,95 @@ TEST_P(EachPeer, SixteenBitOperatorsMatchTheOracleAtThePeerTolerance) {
     GTEST_SKIP() << GetParam() << " runs no operator in bf16 or f16 here";
 }
 
+// A peer's rmsnorm_q8 (q within one step of the oracle's value as stored,
+// scale at atol = rtol = 5e-5: check::compareWithReference), twice with the
+// outputs reset in between; inputs and guards intact. Returns the outputs'
+// hashes.
+::testing::AssertionResult quantizesCorrectly(const Peer &peer, DType type, Shape shape,
+                                              check::Fill fill,
+                                              std::vector<uint64_t> *hashes = nullptr) {
+  std::string where = peer.name() + " rmsnorm_q8 " + std::string(name(type)) + " " +
+                      std::to_string(shape.rows) + "x" + std::to_string(shape.cols) + ": ";
+  Program program = withStorage(library::rmsNormQ8(), type);
+  program.outputs = library::rmsNormQ8().outputs; // q i8, scale f32 whatever x holds
+  check::Case c = check::makeCase(program, shape, fill, /*seed=*/7);
+  std::vector<uint64_t> input_hashes;
+  for (const check::GuardedBuffer &in : c.inputs)
+    input_hashes.push_back(in.hash());
+  std::unique_ptr<PreparedPeer> prepared = peer.prepare(buffersOf("rmsnorm_q8", c));
+  for (int visit = 0; visit < 2; ++visit) {
+    std::memset(c.outputs[0].raw(), 0x80, static_cast<size_t>(c.outputs[0].bytes()));
+    c.outputs[1].fill(std::nanf(""));
+    prepared->call();
+    prepared->finish();
+    check::Comparison cmp = check::compareWithReference(c);
+    if (!cmp.ok())
+      return ::testing::AssertionFailure()
+             << where << cmp.failures << " of " << cmp.checked << " wrong, " << cmp.first_failure;
+    for (size_t i = 0; i < c.inputs.size(); ++i)
+      if (c.inputs[i].hash() != input_hashes[i] || !c.inputs[i].guardsIntact())
+        return ::testing::AssertionFailure() << where << "input " << i << " changed";
+    for (const check::GuardedBuffer &out : c.outputs)
+      if (!out.guardsIntact())
+        return ::testing::AssertionFailure() << where << "output guard zone damaged";
+  }
+  if (hashes)
+    *hashes = {c.outputs[0].hash(), c.outputs[1].hash()};
+  return ::testing::AssertionSuccess();
+}
+
+const Shape kQ8Shapes[] = {{17, 65}, {3, 33}, {2, 16}, {5, 1}, {129, 768}};
+
+TEST(Peers, RmsnormQ8PeersMatchTheOracleInTheirTypes) {
+  auto peers = availablePeers();
+  int ran = 0;
+  for (const auto &peer : peers) {
+    // Inductor builds each case in a child process: inductor_peer_test
+    // checks its rmsnorm_q8, built in one.
+    if (!peer->supports("rmsnorm_q8") || peer->name() == "inductor")
+      continue;
+    for (DType type : {DType::F32, DType::BF16, DType::F16}) {
+      if (!peer->runs("rmsnorm_q8", std::string(name(type))))
+        continue;
+      for (Shape s : kQ8Shapes)
+        for (check::Fill fill : {check::Fill::Fixture, check::Fill::Random}) {
+          EXPECT_TRUE(quantizesCorrectly(*peer, type, s, fill));
+          ++ran;
+        }
+    }
+  }
+  EXPECT_GT(ran, 0); // naive and the unfused pair are always built
+  EXPECT_TRUE(findPeer(peers, "naive")->supports("rmsnorm_q8"));
+  EXPECT_FALSE(findPeer(peers, "naive")->runs("rmsnorm_q8", "bf16")); // naive stays f32
+}
+
+TEST(Peers, TheUnfusedPairGivesTheFusedKernelsBits) {
+  // Before: lanejit's rmsnorm kernel then its quantize_q8 kernel, through an
+  // f32 intermediate; the fused rmsnorm_q8 kernel on the same inputs.
+  auto peers = availablePeers();
+  const Peer *pair = findPeer(peers, "unfused-pair");
+  ASSERT_NE(pair, nullptr);
+  EXPECT_TRUE(pair->runs("rmsnorm_q8", "bf16"));
+  EXPECT_FALSE(pair->supports("rmsnorm"));
+  for (DType type : {DType::F32, DType::BF16})
+    for (Shape s : kQ8Shapes) {
+      std::vector<uint64_t> got;
+      ASSERT_TRUE(quantizesCorrectly(*pair, type, s, check::Fill::Random, &got));
+      Program program = withStorage(library::rmsNormQ8(), type);
+      program.outputs = library::rmsNormQ8().outputs;
+      check::Case c = check::makeCase(program, s, check::Fill::Random, /*seed=*/7);
+      compile(program).run(c.inputRefs(), c.outputRefs());
+      // Expected: the same q and scale bits (library.h: fused = the pair).
+      EXPECT_EQ(got[0], c.outputs[0].hash()) << name(type) << " " << s.rows << "x" << s.cols;
+      EXPECT_EQ(got[1], c.outputs[1].hash()) << name(type) << " " << s.rows << "x" << s.cols;
+    }
+  // Its two-thread form runs each kernel on lanejit's pool.
+  std::unique_ptr<Peer> two = pair->withThreads(2);
+  ASSERT_TRUE(two);
+  EXPECT_EQ(two->name(), "unfused-pair-t2");
+  EXPECT_TRUE(quantizesCorrectly(*two, DType::F32, {129, 768}, check::Fill::Random));
+}
+
 INSTANTIATE_TEST_SUITE_P(Peers, EachPeer,
                          ::testing::Values("naive", "avx512", "avx512-rows", "torch", "onednn"),
                          [](const auto &info) {
@@ -155,8 +248,8 @@ INSTANTIATE_TEST_SUITE_P(Peers, EachPeer,
 
 TEST(Peers, ComeInTheFixedOrderWithDescriptions) {
   auto peers = availablePeers();
-  const std::vector<std::string> order = {"naive", "avx512", "avx512-rows", "torch", "inductor",
-                                         "onednn"};
+  const std::vector<std::string> order = {"naive",       "unfused-pair", "avx512", "avx512-rows",
+                                         "torch",       "inductor",     "onednn"};
   ASSERT_FALSE(peers.empty());
   EXPECT_EQ(peers[0]->name(), "naive"); // always built
   size_t next = 0;
@@ -226,6 +319,13 @@ TEST(Peers, RejectBuffersThatDoNotFitTheOperator) {
     }
     EXPECT_THROW(peer->prepare(odd), Error) << peer->name();
   }
+  // rmsnorm_q8 handed over with its scale missing.
+  check::Case q = check::makeCase(library::rmsNormQ8(), {2, 8});
+  CaseBuffers one_output = buffersOf("rmsnorm_q8", q);
+  one_output.outputs.pop_back();
+  for (const auto &peer : availablePeers())
+    if (peer->supports("rmsnorm_q8"))
+      EXPECT_THROW(peer->prepare(one_output), Error) << peer->name();
 }
 
 TEST(Roofline, BytesMovedMatchTheAnchors) {
@@ -241,6 +341,9 @@ TEST(Roofline, BytesMovedMatchTheAnchors) {
   // bf16 and f16: two bytes an element.
   EXPECT_EQ(bytesMoved("rmsnorm", 1024, 4097, 2), (2 * 1024 * 4097 + 4097) * 2);
   EXPECT_EQ(bytesMoved("masked_softmax", 3, 4, 2), (6 + 12) * 2);
+  // rmsnorm_q8: x and gamma in the case's type, q one byte, scale f32 per row.
+  EXPECT_EQ(bytesMoved("rmsnorm_q8", 2, 8), (16 + 8) * 4 + 16 + 2 * 4);
+  EXPECT_EQ(bytesMoved("rmsnorm_q8", 2, 8, 2), (16 + 8) * 2 + 16 + 2 * 4);
   EXPECT_THROW(bytesMoved("rmsnorm", 2, 2, 0), Error);
 }
 

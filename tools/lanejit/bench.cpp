@@ -70,6 +70,8 @@ bench::BenchOptions optionsOf(const BenchArgs &args) {
     options.cases = bench::narrowCases();
   if (args.case_set == "bf16")
     options.cases = bench::halfCases();
+  if (args.case_set == "int8")
+    options.cases = bench::int8Cases();
   if (!args.cases.empty() || !args.programs.empty()) {
     if (!args.case_set.empty())
       throw Error(Error::Kind::Bind, "bench: --cases and --case/--program exclude each other");
@@ -115,10 +117,11 @@ std::function<int()> addBenchCommand(CLI::App &app) {
       ->delimiter(',');
   bench
       ->add_option("--cases", args->case_set,
-                   "a case set: default (the seed's shapes), decode (few long rows), narrow "
-                   "(rows of 8 and 64 columns) or bf16 (the large shape in f32, bf16 and f16, "
-                   "decode in bf16)")
-      ->check(CLI::IsMember({"default", "decode", "narrow", "bf16"}));
+                   "a case set: default (the main job's), decode (few long rows), narrow "
+                   "(rows of 8 and 64 columns), bf16 (the large shape in f32, bf16 and f16, "
+                   "decode in bf16) or int8 (rmsnorm_q8 at 1024x4097 and 1x4096, f32 and bf16 "
+                   "inputs)")
+      ->check(CLI::IsMember({"default", "decode", "narrow", "bf16", "int8"}));
   bench
       ->add_option("--threads", args->threads,
                    "top thread count N: lanejit-t2 .. lanejit-tN and the peers at those counts "

@@ -17,7 +17,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <mutex>
 
 namespace lanejit::jit {
@@ -108,15 +107,6 @@ llvm::orc::JITTargetMachineBuilder machineBuilder(const std::string &cpu,
   machine.setCodeModel(llvm::CodeModel::Small);
   machine.getOptions().EmitStackSizeSection = true;
   return machine;
-}
-
-const std::vector<RuntimeSymbol> &runtimeSymbols() {
-  static const std::vector<RuntimeSymbol> symbols = {
-      {"memcpy", reinterpret_cast<void *>(&::memcpy)},
-      {"memmove", reinterpret_cast<void *>(&::memmove)},
-      {"memset", reinterpret_cast<void *>(&::memset)},
-  };
-  return symbols;
 }
 
 LinkedCode addModuleAndLookup(std::unique_ptr<llvm::Module> module,

@@ -9,8 +9,10 @@
 #include <mutex>
 #include <thread>
 
-#include <immintrin.h>
 #include <sched.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace lanejit::launch {
 namespace {
@@ -24,6 +26,15 @@ constexpr int kMaxWorkers = 255;
 constexpr int kSpins = 4000;
 
 thread_local bool t_inTask = false;
+
+// A spin-wait hint: x86's pause, AArch64's yield.
+inline void spinPause() {
+#if defined(__x86_64__)
+  _mm_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
 
 // The one job slot. A worker joins by adding itself to `entered` while the
 // job is open; the caller closes it when every task is claimed and waits only
@@ -134,7 +145,7 @@ private:
     for (;;) {
       uint64_t now = w.epoch.load(std::memory_order_acquire);
       for (int spin = 0; now == seen && spin < kSpins; ++spin) {
-        _mm_pause();
+        spinPause();
         now = w.epoch.load(std::memory_order_acquire);
       }
       while (now == seen) {
@@ -154,7 +165,7 @@ private:
     for (int spin = 0; spin < kSpins; ++spin) {
       if (job_.done.load(std::memory_order_acquire) == joined)
         return;
-      _mm_pause();
+      spinPause();
     }
     for (uint32_t now; (now = job_.done.load(std::memory_order_acquire)) != joined;)
       job_.done.wait(now, std::memory_order_acquire);

@@ -143,10 +143,16 @@ struct CompileOptions {
   // Print the IR after every pass that changed it, and pass timings, to stderr.
   bool dump_passes = false;
   bool time_passes = false;
-  // Target: an LLVM x86-64 CPU name ("x86-64-v3", "x86-64-v4", "znver4",
-  // ...) whose features and tuning the code is compiled for, the host's never
-  // consulted (so the code is the same on any machine); empty means the host,
-  // detected at run time. Code for a CPU the host is not may only be
+  // Target: an LLVM triple, "aarch64-linux-gnu" or "x86_64-linux-gnu";
+  // empty means the host's. Code for another architecture is compiled, not
+  // linked: it can be inspected or written out (lanejit aot), and run there
+  // (docs/aarch64.md).
+  std::string target_triple;
+  // Target: an LLVM CPU name of the target's architecture (x86-64:
+  // "x86-64-v3", "x86-64-v4", "znver4", ...; aarch64: "apple-m1",
+  // "neoverse-v1", ...) whose features and tuning the code is compiled for,
+  // the host's never consulted (so the code is the same on any machine);
+  // empty means the host, detected at run time (aarch64: "generic"). Code for a CPU the host is not may only be
   // inspected or written out (lanejit aot), not run here.
   std::string target_cpu;
   // Target: CPU features as LLVM spells them ("+avx2,-avx512f,..."), applied

@@ -11,15 +11,24 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/TargetParser/Triple.h>
 
 namespace lanejit::backend {
 namespace {
+
+// An empty module for `target`: its triple picks the JIT's machine.
+std::unique_ptr<llvm::Module> newModule(const std::string &symbol, const Target &target,
+                                        llvm::LLVMContext &context) {
+  auto module = std::make_unique<llvm::Module>(symbol, context);
+  module->setTargetTriple(target.codegen.triple);
+  return module;
+}
 
 std::unique_ptr<llvm::Module> emitModule(const lower::KernelPlan &plan, const Target &target,
                                          llvm::LLVMContext &context, const std::string &symbol,
                                          codegen::CodegenCounts *counts,
                                          std::optional<int64_t> fixedCols) {
-  auto module = std::make_unique<llvm::Module>(symbol, context);
+  auto module = newModule(symbol, target, context);
   codegen::emitKernel(plan, *module, target.codegen, symbol, counts, fixedCols);
   return module;
 }
@@ -37,16 +46,31 @@ bool hasFeature(const std::string &features, const std::string &name) {
 
 } // namespace
 
-Target resolveTarget(const std::string &cpu, const std::string &feature_overrides) {
-  jit::HostTarget host = jit::targetFor(cpu, feature_overrides);
-  codegen::MathTarget math{host.fma, host.avx512f, hasFeature(host.features, "avx512vl"),
-                           hasFeature(host.features, "avx512dq"),
-                           hasFeature(host.features, "f16c")};
-  return {{host.cpu, host.features, math}, host.maxLanes()};
+Target resolveTarget(const std::string &triple, const std::string &cpu,
+                     const std::string &feature_overrides) {
+  jit::HostTarget host = jit::targetFor(triple, cpu, feature_overrides);
+  // The x86 instruction choices stay off on AArch64 whatever its features
+  // are named: their generic forms give the same bits.
+  bool x86 = !host.aarch64;
+  codegen::MathTarget math{host.fma, x86 && host.avx512f,
+                           x86 && hasFeature(host.features, "avx512vl"),
+                           x86 && hasFeature(host.features, "avx512dq"),
+                           x86 && hasFeature(host.features, "f16c")};
+  return {{host.triple, x86, host.cpu, host.features, math}, host.maxLanes()};
 }
 
-std::vector<std::string> featuresMissingOnHost(const Target &target) {
-  return jit::featuresMissingOnHost(target.codegen.features);
+std::string cannotRunHere(const Target &target) {
+  const codegen::CodegenTarget &t = target.codegen;
+  if (!jit::runsOnHostArchitecture(t.triple))
+    return "compiled for " + llvm::Triple(t.triple).getArchName().str() + " (" + t.cpu +
+           "); this machine is " + llvm::Triple(jit::hostTarget().triple).getArchName().str();
+  std::vector<std::string> missing = jit::featuresMissingOnHost(t.features);
+  if (missing.empty())
+    return "";
+  std::string why = "compiled for " + t.cpu + " with CPU features this machine lacks (";
+  for (size_t i = 0; i < missing.size(); ++i)
+    why += (i ? ", " : "") + missing[i];
+  return why + ")";
 }
 
 namespace {
@@ -77,7 +101,7 @@ Native compile(const lower::KernelPlan &plan, const Target &target,
 NativePart compilePart(const lower::KernelPlan &plan, const Target &target,
                        const jit::OptimizerSettings &settings, const std::string &symbol) {
   auto context = std::make_unique<llvm::LLVMContext>();
-  auto module = std::make_unique<llvm::Module>(symbol, *context);
+  auto module = newModule(symbol, target, *context);
   codegen::emitPartKernel(plan, *module, target.codegen, symbol);
   jit::LinkedCode linked =
       jit::addModuleAndLookup(std::move(module), std::move(context), symbol, settings);
@@ -88,7 +112,7 @@ Native compileRowsAcrossLanes(const lower::KernelPlan &plan, const Target &targe
                               const jit::OptimizerSettings &settings, const std::string &symbol,
                               int64_t cols) {
   auto context = std::make_unique<llvm::LLVMContext>();
-  auto module = std::make_unique<llvm::Module>(symbol, *context);
+  auto module = newModule(symbol, target, *context);
   codegen::emitRowsAcrossLanes(plan, *module, target.codegen, symbol, cols);
   return linked(std::move(module), std::move(context), symbol, settings, Native{});
 }
@@ -111,7 +135,7 @@ std::string dump(const lower::KernelPlan &plan, const Target &target,
   llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> module;
   if (kind == EntryKind::RowsAcrossLanes) {
-    module = std::make_unique<llvm::Module>(symbol, context);
+    module = newModule(symbol, target, context);
     codegen::emitRowsAcrossLanes(plan, *module, target.codegen, symbol, cols);
   } else {
     std::optional<int64_t> fixedCols;

@@ -23,16 +23,19 @@
 namespace lanejit::backend {
 
 // The machine code is compiled for: the host, or a named LLVM CPU, with
-// feature overrides (CompileOptions::target_cpu / target_features).
+// feature overrides, on the host's architecture or AArch64
+// (CompileOptions::target_triple / target_cpu / target_features).
 struct Target {
   codegen::CodegenTarget codegen;
   int max_lanes = 4; // the widest packet its features allow
 };
-// Throws Error(Kind::Compile) for a CPU name LLVM does not know.
-Target resolveTarget(const std::string &cpu, const std::string &feature_overrides);
-// The features `target` uses that this machine lacks (its code would fault
-// here with an illegal instruction); empty when it can run here.
-std::vector<std::string> featuresMissingOnHost(const Target &target);
+// Throws Error(Kind::Compile) for a triple or CPU name LLVM does not know.
+Target resolveTarget(const std::string &triple, const std::string &cpu,
+                     const std::string &feature_overrides);
+// Why code for `target` cannot run on this machine ("compiled for aarch64
+// (apple-m1); this machine is x86_64", or the CPU features it lacks, whose
+// instructions would fault here), or "" when it can.
+std::string cannotRunHere(const Target &target);
 
 // A kernel linked into the process. The code stays mapped while any copy
 // of `lifetime` lives.
@@ -45,7 +48,8 @@ struct Native {
 };
 
 // Emits `plan` as the entry `symbol`, optimises it with `settings` and
-// links it. Throws Error(Kind::Compile) on any LLVM failure. With
+// links it; code for another architecture is only compiled (`object` set,
+// `entry` null). Throws Error(Kind::Compile) on any LLVM failure. With
 // `fixedCols`, the entry is specialised for calls of exactly that many
 // columns (codegen::emitKernel).
 Native compile(const lower::KernelPlan &plan, const Target &target,

@@ -329,8 +329,12 @@ void KernelEmitter::emitRowLoop() {
     // Row-uniform values are only valid inside this row's iteration.
     forgetRowValues();
   });
-  if (streams())
+  // Streaming stores are weakly ordered: fence them before the caller
+  // reads the rows (x86's sfence; elsewhere a release fence, AArch64's dmb).
+  if (streams() && target_.x86)
     b_.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {}, {});
+  else if (streams())
+    b_.CreateFence(llvm::AtomicOrdering::Release);
   b_.CreateRetVoid();
 }
 

@@ -25,6 +25,8 @@ struct MathTarget {
 };
 
 struct CodegenTarget {
+  std::string triple; // LLVM's normalised triple: the module's, and the machine's
+  bool x86 = true;    // else AArch64: no x86 intrinsics at all
   std::string cpu;
   std::string features;
   MathTarget math;

@@ -86,14 +86,9 @@ std::shared_ptr<const CompiledCode> build(const Program &program, const CompileO
   code->code_lifetime = std::move(native.lifetime);
   code->entry_symbol = std::move(native.symbol);
   code->object = std::move(native.object);
-  if (std::vector<std::string> missing = backend::featuresMissingOnHost(l.target);
-      !missing.empty()) {
-    code->cannot_run_here = "kernel '" + program.name + "' was compiled for " +
-                            l.target.codegen.cpu + " with CPU features this machine lacks (";
-    for (size_t i = 0; i < missing.size(); ++i)
-      code->cannot_run_here += (i ? ", " : "") + missing[i];
-    code->cannot_run_here += "); it can be inspected or written with `lanejit aot`, not run here";
-  }
+  if (std::string why = backend::cannotRunHere(l.target); !why.empty())
+    code->cannot_run_here = "kernel '" + program.name + "' was " + why +
+                            "; it can be inspected or written with `lanejit aot`, not run here";
   code->pass_log = passLog(program, l.passes);
   CompileReport &r = code->report = buildReport(l.plan, l.passes, native.counts);
   // Code compiled for features this machine lacks runs nowhere here.

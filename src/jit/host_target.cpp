@@ -5,6 +5,7 @@
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringMap.h>
 #include <llvm/Config/llvm-config.h>
+#include <llvm/TargetParser/AArch64TargetParser.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
 #include <llvm/TargetParser/X86TargetParser.h>
@@ -126,6 +127,60 @@ HostTarget targetFor(const std::string &cpu, const std::string &overrides) {
     list += "+" + f.str() + ",";
   applyOverrides(features, list + overrides);
   return fromFeatureMap(features, cpu);
+}
+
+namespace {
+
+// An AArch64 CPU's target: its features are LLVM's table of its extensions
+// (the architecture version comes with the CPU name inside LLVM); NEON and
+// FMA are in every AArch64 CPU.
+HostTarget aarch64Target(const llvm::Triple &triple, const std::string &cpu,
+                         const std::string &overrides) {
+  HostTarget t;
+  t.triple = triple.str();
+  t.cpu = cpu.empty() ? "generic" : cpu;
+  t.aarch64 = true;
+  t.fma = true;
+  std::string features = "+neon,+fp-armv8";
+  if (t.cpu != "generic") {
+    const llvm::AArch64::CpuInfo &info = llvm::AArch64::parseCpu(t.cpu);
+    if (info.Name == "invalid")
+      throw Error(Error::Kind::Compile,
+                  "unknown target CPU '" + cpu +
+                      "' for aarch64 (an LLVM AArch64 CPU name: generic, apple-m1, "
+                      "neoverse-n1, neoverse-v1, cortex-a76, ...)");
+    std::vector<llvm::StringRef> own;
+    llvm::AArch64::getExtensionFeatures(
+        llvm::AArch64::getDefaultExtensions(t.cpu, info.Arch), own);
+    for (llvm::StringRef f : own)
+      if (f != "+neon" && f != "+fp-armv8")
+        features += "," + f.str();
+  }
+  if (!overrides.empty())
+    features += "," + overrides;
+  t.features = features;
+  return t;
+}
+
+} // namespace
+
+HostTarget targetFor(const std::string &triple, const std::string &cpu,
+                     const std::string &overrides) {
+  if (triple.empty() || runsOnHostArchitecture(llvm::Triple::normalize(triple)))
+    return targetFor(cpu, overrides);
+  llvm::Triple t(llvm::Triple::normalize(triple));
+  if (t.getArch() == llvm::Triple::aarch64 && t.getOS() == llvm::Triple::UnknownOS)
+    t = llvm::Triple("aarch64-unknown-linux-gnu"); // "aarch64" alone: an ELF object all the same
+  if (t.getArch() == llvm::Triple::aarch64 && t.isOSLinux())
+    return aarch64Target(t, cpu, overrides);
+  throw Error(Error::Kind::Compile,
+              "unsupported target '" + triple +
+                  "': lanejit compiles for x86_64 and aarch64 Linux (x86_64-linux-gnu, "
+                  "aarch64-linux-gnu)");
+}
+
+bool runsOnHostArchitecture(const std::string &triple) {
+  return llvm::Triple(triple).getArch() == llvm::Triple(LLVM_HOST_TRIPLE).getArch();
 }
 
 } // namespace lanejit::jit

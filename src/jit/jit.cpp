@@ -15,12 +15,22 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <elf.h>
+
 #include <chrono>
+#include <cstring>
 #include <cstdio>
+#include <map>
 #include <mutex>
 
 namespace lanejit::jit {
 namespace {
+
+#if defined(__aarch64__)
+constexpr uint16_t kHostMachine = EM_AARCH64;
+#else
+constexpr uint16_t kHostMachine = EM_X86_64;
+#endif
 
 [[noreturn]] void fail(const std::string &what, llvm::Error error) {
   throw Error(Error::Kind::Compile, what + ": " + llvm::toString(std::move(error)));
@@ -54,16 +64,23 @@ public:
                  const OptimizerSettings &settings, std::string *object) {
     auto start = std::chrono::steady_clock::now();
     std::string bytes;
+    // The module's triple is its target's (codegen sets it): the host's
+    // architecture, or another one that is compiled and not loaded.
+    std::string triple = module->getTargetTriple();
+    if (triple.empty())
+      triple = hostTarget().triple;
     {
       // The machine's per-function subtargets are not thread-safe.
       std::lock_guard<std::mutex> lock(mutex_);
-      llvm::TargetMachine &machine = requireMachine();
+      llvm::TargetMachine &machine = requireMachine(triple);
       module->setDataLayout(machine.createDataLayout());
-      module->setTargetTriple(hostTarget().triple);
+      module->setTargetTriple(triple);
       optimizeModule(*module, machine, settings);
       bytes = emitCode(machine, *module, llvm::CGFT_ObjectFile);
     }
-    LinkedCode code = loadObject(bytes, entry);
+    LinkedCode code;
+    if (runsOnHostArchitecture(triple))
+      code = loadObject(bytes, entry);
     if (settings.time_passes)
       std::fprintf(
           stderr, "; LLVM optimisation + code generation + loading of %s: %.3f ms\n", entry.c_str(),
@@ -75,31 +92,57 @@ public:
   }
 
 private:
-  llvm::TargetMachine &requireMachine() {
-    if (!machine_) {
-      const HostTarget &host = hostTarget();
-      auto machine = machineBuilder(host.cpu, host.features).createTargetMachine();
-      if (!machine)
-        fail("no LLVM target machine for " + host.cpu, machine.takeError());
-      machine_ = std::move(*machine);
-    }
-    return *machine_;
+  // One machine per triple, made on first use. Its CPU is the host's for
+  // the host's triple and the generic one otherwise: each function's own
+  // CPU and features come with it as attributes.
+  llvm::TargetMachine &requireMachine(const std::string &triple) {
+    std::unique_ptr<llvm::TargetMachine> &machine = machines_[triple];
+    if (!machine)
+      machine = makeMachine(triple);
+    return *machine;
+  }
+
+  static std::unique_ptr<llvm::TargetMachine> makeMachine(const std::string &triple) {
+    const HostTarget &host = hostTarget();
+    bool native = triple == host.triple;
+    auto machine = machineBuilder(triple, native ? host.cpu : "generic",
+                                  native ? host.features : "")
+                       .createTargetMachine();
+    if (!machine)
+      fail("no LLVM target machine for " + triple, machine.takeError());
+    return std::move(*machine);
   }
 
   std::mutex mutex_;
-  std::unique_ptr<llvm::TargetMachine> machine_;
+  std::map<std::string, std::unique_ptr<llvm::TargetMachine>> machines_;
 };
 
 } // namespace
 
+// The two architectures lanejit compiles for; each target's pieces once.
+void initializeTargets() {
+  static const bool done = [] {
+    LLVMInitializeX86TargetInfo();
+    LLVMInitializeX86Target();
+    LLVMInitializeX86TargetMC();
+    LLVMInitializeX86AsmPrinter();
+    LLVMInitializeAArch64TargetInfo();
+    LLVMInitializeAArch64Target();
+    LLVMInitializeAArch64TargetMC();
+    LLVMInitializeAArch64AsmPrinter();
+    return true;
+  }();
+  (void)done;
+}
+
 // One object for JIT and AOT: position-independent small-model code links
 // into a normal (PIE) executable, and the stack-size section lets `lanejit
 // inspect` read each function's frame from the object itself.
-llvm::orc::JITTargetMachineBuilder machineBuilder(const std::string &cpu,
+llvm::orc::JITTargetMachineBuilder machineBuilder(const std::string &triple,
+                                                  const std::string &cpu,
                                                   const std::string &features) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  llvm::orc::JITTargetMachineBuilder machine{llvm::Triple(hostTarget().triple)};
+  initializeTargets();
+  llvm::orc::JITTargetMachineBuilder machine{llvm::Triple(triple)};
   machine.setCPU(cpu);
   machine.addFeatures({features});
   machine.setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
@@ -121,16 +164,31 @@ LinkedCode addModuleAndLookup(std::unique_ptr<llvm::Module> module,
 }
 
 LinkedCode addObjectAndLookup(const std::string &object, const std::string &entry) {
+  // An object for another architecture (the persistent cache keeps those
+  // too) is only kept, as add() does.
+  if (object.size() >= EI_NIDENT + 4) {
+    uint16_t machine;
+    std::memcpy(&machine, object.data() + 18, sizeof machine); // Elf64_Ehdr::e_machine
+    if (machine != kHostMachine)
+      return {};
+  }
   return loadObject(object, entry);
 }
 
 namespace {
 
-std::unique_ptr<llvm::TargetMachine> makeMachine(const std::string &cpu,
-                                                 const std::string &features) {
-  auto machine = machineBuilder(cpu, features).createTargetMachine();
+// A machine for `module`'s triple (the host's when it has none), which the
+// module is then set up for.
+std::unique_ptr<llvm::TargetMachine> machineFor(llvm::Module &module, const std::string &cpu,
+                                                const std::string &features) {
+  std::string triple = module.getTargetTriple();
+  if (triple.empty())
+    triple = hostTarget().triple;
+  auto machine = machineBuilder(triple, cpu, features).createTargetMachine();
   if (!machine)
-    fail("no LLVM target machine for " + cpu, machine.takeError());
+    fail("no LLVM target machine for " + triple + " " + cpu, machine.takeError());
+  module.setDataLayout((*machine)->createDataLayout());
+  module.setTargetTriple(triple);
   return std::move(*machine);
 }
 
@@ -138,18 +196,12 @@ std::unique_ptr<llvm::TargetMachine> makeMachine(const std::string &cpu,
 
 void optimizeForDump(llvm::Module &module, const std::string &cpu, const std::string &features,
                      const OptimizerSettings &settings) {
-  auto machine = makeMachine(cpu, features);
-  module.setDataLayout(machine->createDataLayout());
-  module.setTargetTriple(hostTarget().triple);
-  optimizeModule(module, *machine, settings);
+  optimizeModule(module, *machineFor(module, cpu, features), settings);
 }
 
 std::string emitAssembly(llvm::Module &module, const std::string &cpu,
                          const std::string &features) {
-  auto machine = makeMachine(cpu, features);
-  module.setDataLayout(machine->createDataLayout());
-  module.setTargetTriple(hostTarget().triple);
-  return emitCode(*machine, module, llvm::CGFT_AssemblyFile);
+  return emitCode(*machineFor(module, cpu, features), module, llvm::CGFT_AssemblyFile);
 }
 
 } // namespace lanejit::jit

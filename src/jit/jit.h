@@ -43,8 +43,9 @@ struct LinkedCode {
   std::shared_ptr<void> lifetime;
 };
 
-// Optimises and compiles `module` (which must define `entry`), loads it and
-// returns its address. With `object`, also returns a copy of the
+// Optimises and compiles `module` (which must define `entry`) for its
+// target triple (the host's when it has none), loads it and returns its
+// address; code for another architecture is not loaded (entry 0). With `object`, also returns a copy of the
 // relocatable object loaded (what `lanejit inspect` reads and `lanejit aot`
 // writes).
 LinkedCode addModuleAndLookup(std::unique_ptr<llvm::Module> module,
@@ -52,7 +53,8 @@ LinkedCode addModuleAndLookup(std::unique_ptr<llvm::Module> module,
                               const OptimizerSettings &settings, std::string *object = nullptr);
 
 // Loads a relocatable object this JIT produced earlier (the persistent
-// cache's) and returns the address of `entry` in it. Each object is loaded
+// cache's) and returns the address of `entry` in it (0, not loaded, for
+// another architecture's). Each object is loaded
 // on its own, so its symbol names cannot clash with any other kernel's.
 // Throws Error(Kind::Compile) when the object cannot be loaded.
 LinkedCode addObjectAndLookup(const std::string &object, const std::string &entry);

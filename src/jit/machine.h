@@ -9,9 +9,13 @@
 
 namespace lanejit::jit {
 
-// For the host's triple with this CPU and feature string; initialises
-// LLVM's native target on first use.
-llvm::orc::JITTargetMachineBuilder machineBuilder(const std::string &cpu,
+// For `triple` (x86_64 or aarch64) with this CPU and feature string;
+// initialises LLVM's targets on first use.
+llvm::orc::JITTargetMachineBuilder machineBuilder(const std::string &triple,
+                                                  const std::string &cpu,
                                                   const std::string &features);
+// Registers LLVM's x86 and AArch64 targets (once): what machineBuilder
+// needs, and the disassemblers' and MC's lookups.
+void initializeTargets();
 
 } // namespace lanejit::jit

@@ -93,6 +93,8 @@ CompileOptions CompileOptions::fromEnvironment(CompileOptions o) {
   o.prefetch_min_kib = integer("LANEJIT_PREFETCH_MIN_KIB", 0, 1 << 30, o.prefetch_min_kib);
   if (env("LANEJIT_NUM_THREADS"))
     o.threads = integer("LANEJIT_NUM_THREADS", 1, 256, 1);
+  if (const char *v = env("LANEJIT_TARGET_TRIPLE"))
+    o.target_triple = v;
   if (const char *v = env("LANEJIT_TARGET_CPU"))
     o.target_cpu = v;
   if (const char *v = env("LANEJIT_TARGET_FEATURES"))
@@ -140,8 +142,8 @@ CompileOptions CompileOptions::fromEnvironment() {
 
 // "lanes=16;FUSE_POINTWISE=1;...;INLINE_PACKET_BODIES=cost-rule;opt=2;
 // cpu=znver4;features=...;off=cse,": every field that changes code, nothing
-// else (block_rows and the dump/time switches do not). "cpu=" appears only
-// when target_cpu is set, so keys written before it existed still read back.
+// else (block_rows and the dump/time switches do not). "triple=" and "cpu="
+// appear only when set, so keys written before they existed still read back.
 std::string CompileOptions::key() const {
   std::ostringstream k;
   k << "lanes=" << lanes << ";";
@@ -154,6 +156,8 @@ std::string CompileOptions::key() const {
     k << "stream_kib=" << stream_min_kib << ";";
   if (prefetch_next_row)
     k << "prefetch_kib=" << prefetch_min_kib << ";";
+  if (!target_triple.empty())
+    k << "triple=" << target_triple << ";";
   if (!target_cpu.empty())
     k << "cpu=" << target_cpu << ";";
   k << "features=" << target_features << ";off=";
@@ -226,6 +230,8 @@ CompileOptions CompileOptions::fromKey(const std::string &key) {
     o.stream_min_kib = number("stream_kib");
   if (fields.count("prefetch_kib"))
     o.prefetch_min_kib = number("prefetch_kib");
+  if (fields.count("triple"))
+    o.target_triple = take("triple");
   if (fields.count("cpu"))
     o.target_cpu = take("cpu");
   o.target_features = take("features");

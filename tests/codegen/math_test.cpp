@@ -48,7 +48,7 @@ bool hostHas(const char *feature) {
 // The machine lanejit's own JIT uses for the host (jit/machine.h).
 llvm::orc::JITTargetMachineBuilder hostMachine() {
   const jit::HostTarget &host = jit::hostTarget();
-  return jit::machineBuilder(host.cpu, host.features);
+  return jit::machineBuilder(host.triple, host.cpu, host.features);
 }
 
 // Emits f(in, out, n): out[i..i+W) = emit(in[i..i+W)) for i = 0, W, ... < n.

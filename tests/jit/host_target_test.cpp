@@ -68,5 +68,23 @@ TEST(HostTarget, AnUnknownCpuIsACompileError) {
   EXPECT_THROW(targetFor("i386", ""), Error) << "32-bit only";
 }
 
+TEST(HostTarget, AnAarch64TripleIsThatArchitecture) {
+  HostTarget m1 = targetFor("aarch64-linux-gnu", "apple-m1", "");
+  EXPECT_EQ(m1.triple, "aarch64-unknown-linux-gnu");
+  EXPECT_EQ(m1.cpu, "apple-m1");
+  EXPECT_TRUE(m1.aarch64 && m1.fma);
+  EXPECT_FALSE(m1.avx512f || m1.avx);
+  EXPECT_TRUE(lists(m1.features, "+neon")) << m1.features;
+  EXPECT_EQ(m1.maxLanes(), 8);
+  EXPECT_EQ(targetFor("aarch64", "", "").cpu, "generic");
+  EXPECT_EQ(targetFor("aarch64", "", "").triple, "aarch64-unknown-linux-gnu");
+  EXPECT_FALSE(runsOnHostArchitecture(m1.triple));
+  EXPECT_TRUE(runsOnHostArchitecture(hostTarget().triple));
+  // The host's own triple is the host (features detected as ever).
+  EXPECT_EQ(targetFor(hostTarget().triple, "", "").features, hostTarget().features);
+  EXPECT_THROW(targetFor("aarch64-linux-gnu", "not-a-cpu", ""), Error);
+  EXPECT_THROW(targetFor("riscv64-linux-gnu", "", ""), Error);
+}
+
 } // namespace
 } // namespace lanejit::jit

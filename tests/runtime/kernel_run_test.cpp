@@ -10,6 +10,9 @@
 #include <lanejit/kernel.h>
 #include <lanejit/library.h>
 
+#include <elf.h>
+
+#include <cstring>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -277,6 +280,39 @@ TEST(KernelRun, AKernelForFeaturesThisMachineLacksIsRefusedNotRun) {
         << e.what();
   }
   EXPECT_THROW(k.nativeEntry(), Error);
+}
+
+TEST(KernelRun, AKernelForAnotherArchitectureIsCompiledNotRun) {
+  // Before: rmsnorm for aarch64 on this x86-64 machine.
+  CompileOptions o;
+  o.target_triple = "aarch64-linux-gnu";
+  o.target_cpu = "apple-m1";
+  Kernel k = compile(library::rmsNorm(), o);
+  // After: an AArch64 object to write out or inspect, refused when run.
+  const std::string &object = k.object();
+  ASSERT_GT(object.size(), sizeof(Elf64_Ehdr));
+  Elf64_Ehdr header;
+  std::memcpy(&header, object.data(), sizeof header);
+  EXPECT_EQ(header.e_machine, EM_AARCH64);
+  check::Case c = check::makeCase(library::rmsNorm(), {3, 17});
+  try {
+    k.run(c.inputRefs(), c.outputRefs());
+    ADD_FAILURE() << "ran a kernel compiled for aarch64";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("compiled for aarch64 (apple-m1); this machine is x86_64"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(k.nativeEntry(), Error);
+}
+
+TEST(KernelRun, AnUnknownTargetIsACompileError) {
+  CompileOptions o;
+  o.target_triple = "riscv64-linux-gnu";
+  EXPECT_THROW(compile(library::rmsNorm(), o), Error);
+  o.target_triple = "aarch64-linux-gnu";
+  o.target_cpu = "znver4"; // an x86 CPU named for aarch64
+  EXPECT_THROW(compile(library::rmsNorm(), o), Error);
 }
 
 } // namespace

@@ -94,6 +94,10 @@ TEST(Options, KeyRoundTripsAndSeparatesEveryCodeSwitch) {
   CompileOptions pinned = odd;
   pinned.target_cpu = "znver3";
   all.push_back(pinned);
+  CompileOptions arm = base;
+  arm.target_triple = "aarch64-linux-gnu";
+  arm.target_cpu = "apple-m1";
+  all.push_back(arm);
   for (const CompileOptions &o : all) {
     CompileOptions back = CompileOptions::fromKey(o.key());
     EXPECT_EQ(back.key(), o.key());
@@ -107,6 +111,8 @@ TEST(Options, KeyRoundTripsAndSeparatesEveryCodeSwitch) {
   EXPECT_EQ(dump.key(), base.key());
   EXPECT_NE(pinned.key(), odd.key());
   EXPECT_EQ(CompileOptions::fromKey(pinned.key()).target_cpu, "znver3");
+  EXPECT_NE(arm.key(), base.key());
+  EXPECT_EQ(CompileOptions::fromKey(arm.key()).target_triple, "aarch64-linux-gnu");
 }
 
 TEST(Options, TargetCpuFromTheEnvironmentAndKeysWithoutIt) {
@@ -116,11 +122,16 @@ TEST(Options, TargetCpuFromTheEnvironmentAndKeysWithoutIt) {
     EXPECT_EQ(o.target_cpu, "x86-64-v3");
     EXPECT_EQ(o.target_features, "-fma");
   }
+  {
+    Env env{{"LANEJIT_TARGET_TRIPLE", "aarch64-linux-gnu"}};
+    EXPECT_EQ(CompileOptions::fromEnvironment().target_triple, "aarch64-linux-gnu");
+  }
   EXPECT_EQ(CompileOptions::fromEnvironment().target_cpu, "");
   // The host's key has no cpu field, as keys recorded before it existed
   // (bench bundles) do not; they still read back.
   std::string host = CompileOptions().key();
   EXPECT_EQ(host.find("cpu="), std::string::npos) << host;
+  EXPECT_EQ(host.find("triple="), std::string::npos) << host;
   EXPECT_EQ(CompileOptions::fromKey(host).target_cpu, "");
   // An empty cpu field is not canonical.
   std::string empty = host;

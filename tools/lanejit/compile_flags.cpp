@@ -15,8 +15,10 @@ void CompileFlags::add(CLI::App &app) {
   lanes_option_ = app.add_option("--lanes", lanes_, "lanes per packet (4, 8, 16; 0 = widest)");
   opt_level_option_ = app.add_option("--opt-level", opt_level_, "LLVM optimisation level, 0-3");
   block_rows_option_ = app.add_option("--block-rows", block_rows_, "rows per block of work");
+  triple_option_ = app.add_option("--target", target_triple_,
+                                  "compile for this triple: aarch64-linux-gnu (default: the host)");
   cpu_option_ = app.add_option("--target-cpu", target_cpu_,
-                               "compile for this LLVM x86-64 CPU (x86-64-v3, znver4, ...)");
+                               "compile for this LLVM CPU (x86-64-v3, znver4; apple-m1, ...)");
   features_option_ = app.add_option("--target-features", target_features_,
                                     "LLVM CPU feature overrides, e.g. -avx512f");
   repeatable("--enable", enable_, "turn a switch on, e.g. FUSE_POINTWISE (repeatable)");
@@ -31,6 +33,8 @@ CompileOptions CompileFlags::applyTo(CompileOptions o) const {
     o.opt_level = opt_level_;
   if (block_rows_option_->count())
     o.block_rows = block_rows_;
+  if (triple_option_->count())
+    o.target_triple = target_triple_;
   if (cpu_option_->count())
     o.target_cpu = target_cpu_;
   if (features_option_->count())

@@ -25,10 +25,10 @@ public:
 
 private:
   int lanes_ = 0, opt_level_ = 0, block_rows_ = 0;
-  std::string target_cpu_, target_features_;
+  std::string target_triple_, target_cpu_, target_features_;
   std::vector<std::string> enable_, disable_, disabled_passes_;
   CLI::Option *lanes_option_ = nullptr, *opt_level_option_ = nullptr, *block_rows_option_ = nullptr,
-              *cpu_option_ = nullptr, *features_option_ = nullptr;
+              *triple_option_ = nullptr, *cpu_option_ = nullptr, *features_option_ = nullptr;
 };
 
 // Applies switches written as on the command line ("--lanes=8 --disable

@@ -90,47 +90,6 @@ void applyOverrides(FeatureMap &features, const std::string &overrides) {
     }
 }
 
-} // namespace
-
-const HostTarget &hostTarget() {
-  static const HostTarget host = fromFeatureMap(hostFeatureMap());
-  return host;
-}
-
-HostTarget targetWithFeatures(const std::string &overrides) {
-  FeatureMap features = hostFeatureMap(); // a copy, overridden below
-  applyOverrides(features, overrides);
-  HostTarget t = fromFeatureMap(features);
-  // A CPU name implies features; a restricted set must not be undone by one.
-  if (!overrides.empty())
-    t.cpu = "x86-64";
-  return t;
-}
-
-HostTarget targetFor(const std::string &cpu, const std::string &overrides) {
-  if (cpu.empty())
-    return overrides.empty() ? hostTarget() : targetWithFeatures(overrides);
-  if (llvm::X86::parseArchX86(cpu, /*Only64Bit=*/true) == llvm::X86::CK_None)
-    throw Error(
-        Error::Kind::Compile,
-        "unknown target CPU '" + cpu +
-            "' (an LLVM x86-64 CPU name: x86-64-v3, x86-64-v4, skylake-avx512, znver4, ...)");
-  // The CPU's own features, nothing of the host's; overrides on top. The
-  // name is kept: it is the tuning being pinned.
-  // LLVM's table lists a CPU's features without what they imply (x86-64-v3
-  // names avx2, not avx), so each is added as an override would be.
-  llvm::SmallVector<llvm::StringRef, 64> own;
-  llvm::X86::getFeaturesForCPU(cpu, own);
-  FeatureMap features;
-  std::string list;
-  for (llvm::StringRef f : own)
-    list += "+" + f.str() + ",";
-  applyOverrides(features, list + overrides);
-  return fromFeatureMap(features, cpu);
-}
-
-namespace {
-
 // An AArch64 CPU's target: its features are LLVM's table of its extensions
 // (the architecture version comes with the CPU name inside LLVM); NEON and
 // FMA are in every AArch64 CPU.
@@ -162,7 +121,65 @@ HostTarget aarch64Target(const llvm::Triple &triple, const std::string &cpu,
   return t;
 }
 
+// On an AArch64 machine the host is such a target, with the CPU LLVM
+// detects ("generic" when it cannot tell).
+bool hostIsAarch64() {
+  return llvm::Triple(LLVM_HOST_TRIPLE).getArch() == llvm::Triple::aarch64;
+}
+
+HostTarget aarch64Host(const std::string &cpu, const std::string &overrides) {
+  std::string name = cpu;
+  if (name.empty()) {
+    name = llvm::sys::getHostCPUName().str();
+    if (name.empty() || llvm::AArch64::parseCpu(name).Name == "invalid")
+      name = "generic";
+  }
+  return aarch64Target(llvm::Triple(LLVM_HOST_TRIPLE), name, overrides);
+}
+
 } // namespace
+
+const HostTarget &hostTarget() {
+  static const HostTarget host =
+      hostIsAarch64() ? aarch64Host("", "") : fromFeatureMap(hostFeatureMap());
+  return host;
+}
+
+HostTarget targetWithFeatures(const std::string &overrides) {
+  if (hostIsAarch64())
+    return aarch64Host("", overrides);
+  FeatureMap features = hostFeatureMap(); // a copy, overridden below
+  applyOverrides(features, overrides);
+  HostTarget t = fromFeatureMap(features);
+  // A CPU name implies features; a restricted set must not be undone by one.
+  if (!overrides.empty())
+    t.cpu = "x86-64";
+  return t;
+}
+
+HostTarget targetFor(const std::string &cpu, const std::string &overrides) {
+  if (hostIsAarch64())
+    return aarch64Host(cpu, overrides);
+  if (cpu.empty())
+    return overrides.empty() ? hostTarget() : targetWithFeatures(overrides);
+  if (llvm::X86::parseArchX86(cpu, /*Only64Bit=*/true) == llvm::X86::CK_None)
+    throw Error(
+        Error::Kind::Compile,
+        "unknown target CPU '" + cpu +
+            "' (an LLVM x86-64 CPU name: x86-64-v3, x86-64-v4, skylake-avx512, znver4, ...)");
+  // The CPU's own features, nothing of the host's; overrides on top. The
+  // name is kept: it is the tuning being pinned.
+  // LLVM's table lists a CPU's features without what they imply (x86-64-v3
+  // names avx2, not avx), so each is added as an override would be.
+  llvm::SmallVector<llvm::StringRef, 64> own;
+  llvm::X86::getFeaturesForCPU(cpu, own);
+  FeatureMap features;
+  std::string list;
+  for (llvm::StringRef f : own)
+    list += "+" + f.str() + ",";
+  applyOverrides(features, list + overrides);
+  return fromFeatureMap(features, cpu);
+}
 
 HostTarget targetFor(const std::string &triple, const std::string &cpu,
                      const std::string &overrides) {

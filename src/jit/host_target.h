@@ -4,6 +4,8 @@
 // baseline x86-64 code; so features are detected (llvm::sys host feature
 // query, which reads CPUID and the OS's saved-register state) and passed to
 // LLVM explicitly, with a CPU model name that implies no more than that.
+// On an AArch64 machine the host is LLVM's name for its CPU. A target of
+// the other architecture (CompileOptions::target_triple) is compiled, not run.
 // A named CPU (CompileOptions::target_cpu) replaces the host altogether:
 // its features are LLVM's table for it and its tuning is its own, so code
 // compiled for it is the same on every machine.

@@ -27,8 +27,8 @@ std::string upper(std::string s) {
   return s;
 }
 
-// compile()'s keywords: lanes, opt_level, block_rows, target_features,
-// disabled_passes, and every boolean switch by its docs/switches.md name in
+// compile()'s keywords: lanes, opt_level, block_rows, threads, target_triple,
+// target_cpu, target_features, disabled_passes, and every boolean switch by its docs/switches.md name in
 // either case (fuse_outputs=False, FUSE_OUTPUTS=False) or by its
 // CompileOptions field name (specialize_full_packets).
 CompileOptions optionsFrom(const py::kwargs &kwargs) {
@@ -43,6 +43,10 @@ CompileOptions optionsFrom(const py::kwargs &kwargs) {
       o.block_rows = value.cast<int>();
     else if (k == "threads")
       o.threads = value.cast<int>(); // compile() refuses < 1
+    else if (k == "target_triple")
+      o.target_triple = value.cast<std::string>();
+    else if (k == "target_cpu")
+      o.target_cpu = value.cast<std::string>();
     else if (k == "target_features")
       o.target_features = value.cast<std::string>();
     else if (k == "disabled_passes")
@@ -51,7 +55,8 @@ CompileOptions optionsFrom(const py::kwargs &kwargs) {
       std::string name = upper(k);
       auto names = CompileOptions::switchNames();
       if (std::find(names.begin(), names.end(), name) == names.end()) {
-        std::string known = "lanes, opt_level, block_rows, threads, target_features, disabled_passes";
+        std::string known = "lanes, opt_level, block_rows, threads, target_triple, target_cpu, "
+                            "target_features, disabled_passes";
         for (const std::string &n : names)
           known += ", " + n;
         throw py::type_error("lanejit: compile() got an unknown option '" + k +

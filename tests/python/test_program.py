@@ -120,3 +120,19 @@ def test_aot_writes_object_and_header(tmp_path):
     with pytest.raises(OSError, match="not a directory"):
         k.aot(str(tmp_path / "missing" / "x.o"))
     assert sorted(os.listdir(tmp_path)) == ["swiglu.h", "swiglu.o"]  # no temporaries left
+
+
+def test_a_kernel_for_aarch64_is_written_out_not_run(tmp_path):
+    k = lanejit.compile(lanejit.library.rmsnorm(), target_triple="aarch64-linux-gnu",
+                        target_cpu="apple-m1")
+    x = np.ones((2, 8), dtype=np.float32)
+    with pytest.raises(lanejit.Error, match="compiled for aarch64"):
+        k(x, np.ones(8, dtype=np.float32))
+    obj = tmp_path / "rmsnorm.o"
+    k.aot(str(obj), header=str(tmp_path / "rmsnorm.h"))
+    data = obj.read_bytes()
+    assert data[:4] == b"\x7fELF"
+    assert int.from_bytes(data[18:20], "little") == 183  # e_machine: EM_AARCH64
+    with pytest.raises(lanejit.Error, match="unknown target CPU"):
+        lanejit.compile(lanejit.library.rmsnorm(), target_triple="aarch64-linux-gnu",
+                        target_cpu="znver4")

@@ -1,5 +1,7 @@
 #include "jit/object_loader.h"
 
+#include "jit/elf_relocations.h"
+
 #include <lanejit/error.h>
 
 #include <elf.h>
@@ -8,7 +10,6 @@
 
 #include <array>
 #include <cstring>
-#include <limits>
 #include <vector>
 
 namespace lanejit::jit {
@@ -16,7 +17,8 @@ namespace {
 
 class Loader {
 public:
-  Loader(std::string_view bytes, const std::string &entry) : bytes_(bytes), entry_(entry) {}
+  Loader(uint16_t machine, std::string_view bytes, const std::string &entry)
+      : machine_(machine), bytes_(bytes), entry_(entry) {}
 
   LinkedCode load() {
     readHeaders();
@@ -25,6 +27,7 @@ public:
     copySections();
     relocate();
     writeImports();
+    flushInstructionCache();
     protect();
     return {findEntry(), mapping_};
   }
@@ -48,14 +51,15 @@ private:
     uint64_t offset = 0; // within its region
   };
 
-  // An import's stub (a jump the code's calls reach within +-2 GiB) and
-  // GOT slot (its address, for GOT-relative loads).
+  // An import's stub (a jump the code's calls reach: within +-2 GiB on
+  // x86-64, +-128 MiB on AArch64) and GOT slot (its address, for
+  // GOT-relative loads).
   struct Import {
     uint64_t address = 0;
     uint64_t stub = 0, got = 0; // offsets in Code and ReadOnly
   };
 
-  static constexpr uint64_t kStubBytes = 16; // jmp *0(%rip); .quad target; padding
+  static constexpr uint64_t kStubBytes = kImportStubBytes;
 
   [[noreturn]] void refuse(const std::string &why) const {
     throw Error(Error::Kind::Compile, "loading kernel '" + entry_ + "': " + why);
@@ -81,8 +85,8 @@ private:
     if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 ||
         header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_ident[EI_DATA] != ELFDATA2LSB)
       refuse("not a 64-bit little-endian ELF object");
-    if (header.e_type != ET_REL || header.e_machine != EM_X86_64)
-      refuse("not a relocatable x86-64 object");
+    if (header.e_type != ET_REL || header.e_machine != machine_)
+      refuse(std::string("not a relocatable ") + machineName(machine_) + " object");
     if (header.e_shentsize != sizeof(Elf64_Shdr) || header.e_shnum == 0)
       refuse("unexpected section header table");
     for (uint16_t i = 0; i < header.e_shnum; ++i)
@@ -230,7 +234,7 @@ private:
   void relocate() {
     for (const Elf64_Shdr &rela : sections_) {
       if (rela.sh_type == SHT_REL)
-        refuse("REL relocations are not supported (x86-64 objects use RELA)");
+        refuse("REL relocations are not supported (x86-64 and AArch64 objects use RELA)");
       if (rela.sh_type != SHT_RELA)
         continue;
       if (rela.sh_info >= sections_.size())
@@ -254,60 +258,64 @@ private:
     std::memcpy(reinterpret_cast<void *>(place), &value, sizeof(T));
   }
 
-  void patch32(uint64_t place, int64_t value, bool isSigned) const {
-    bool fits = isSigned ? value >= std::numeric_limits<int32_t>::min() &&
-                               value <= std::numeric_limits<int32_t>::max()
-                         : value >= 0 && value <= std::numeric_limits<uint32_t>::max();
-    if (!fits)
-      refuse("a 32-bit relocation is out of range");
-    patch(place, static_cast<uint32_t>(value));
-  }
-
+  // The loader chooses the address a relocation means (the symbol, an
+  // import's stub or GOT slot); elf_relocations.h does the arithmetic.
   void apply(const Elf64_Rela &r, size_t section) const {
     uint32_t type = ELF64_R_TYPE(r.r_info);
     uint32_t symbol = ELF64_R_SYM(r.r_info);
-    uint64_t width = type == R_X86_64_64 || type == R_X86_64_PC64 ? 8 : 4;
-    if (r.r_offset > sections_[section].sh_size || sections_[section].sh_size - r.r_offset < width)
-      refuse("a relocation lies outside its section");
+    const RelocationKind *kind = relocationKind(machine_, type);
+    if (!kind)
+      refuse(std::string(machineName(machine_)) + " relocation type " + std::to_string(type) +
+             " is not supported");
+    if (kind->width == 0)
+      return;
+    if (r.r_offset > sections_[section].sh_size ||
+        sections_[section].sh_size - r.r_offset < kind->width)
+      refuse(std::string("a relocation (") + kind->name + ") lies outside its section");
     uint64_t place = sectionAddress(section) + r.r_offset;
     auto addend = static_cast<uint64_t>(r.r_addend);
     const Import *import = importOf(symbol);
-    switch (type) {
-    case R_X86_64_NONE: return;
-    case R_X86_64_64: return patch(place, symbolAddress(symbol) + addend);
-    case R_X86_64_PC64: return patch(place, symbolAddress(symbol) + addend - place);
-    case R_X86_64_PC32:
-    case R_X86_64_PLT32: {
+    uint64_t target = 0;
+    switch (kind->target) {
+    case RelocationTarget::Symbol: target = symbolAddress(symbol); break;
+    case RelocationTarget::Call:
       // Calls to an import go through its stub, which is near the code.
-      uint64_t target = import && type == R_X86_64_PLT32 ? regionAddress(Code, import->stub)
-                                                         : symbolAddress(symbol);
-      return patch32(place, static_cast<int64_t>(target + addend - place), true);
-    }
-    case R_X86_64_GOTPCREL:
-    case R_X86_64_GOTPCRELX:
-    case R_X86_64_REX_GOTPCRELX: {
+      target = import ? regionAddress(Code, import->stub) : symbolAddress(symbol);
+      break;
+    case RelocationTarget::GotEntry:
+      if (r.r_addend != 0)
+        refuse(std::string(kind->name) +
+               " with an addend (a GOT entry for S + A) is not supported");
+      [[fallthrough]];
+    case RelocationTarget::GotSlot:
       if (!import)
-        refuse("a GOT-relative relocation of a symbol the kernel defines");
-      uint64_t slot = regionAddress(ReadOnly, import->got);
-      return patch32(place, static_cast<int64_t>(slot + addend - place), true);
+        refuse(std::string("a GOT-relative relocation (") + kind->name +
+               ") of a symbol the kernel defines");
+      target = regionAddress(ReadOnly, import->got);
+      break;
     }
-    case R_X86_64_32:
-      return patch32(place, static_cast<int64_t>(symbolAddress(symbol) + addend), false);
-    case R_X86_64_32S:
-      return patch32(place, static_cast<int64_t>(symbolAddress(symbol) + addend), true);
-    default: refuse("relocation type " + std::to_string(type) + " is not supported");
+    try {
+      applyRelocation(machine_, type, reinterpret_cast<unsigned char *>(place), place,
+                      target + addend);
+    } catch (const Error &e) {
+      refuse(e.what());
     }
   }
 
   void writeImports() const {
     for (const auto &[index, import] : imports_) {
-      // jmp *0(%rip), then the target's address.
-      std::array<uint8_t, kStubBytes> stub{0xff, 0x25, 0, 0, 0, 0};
-      std::memcpy(stub.data() + 6, &import.address, 8);
+      std::array<unsigned char, kStubBytes> stub = importStub(machine_, import.address);
       std::memcpy(reinterpret_cast<void *>(regionAddress(Code, import.stub)), stub.data(),
                   stub.size());
       patch(regionAddress(ReadOnly, import.got), import.address);
     }
+  }
+
+  // AArch64's instruction cache does not see the data cache's writes:
+  // clean and invalidate the code's lines before it runs (a no-op on x86).
+  void flushInstructionCache() const {
+    char *code = static_cast<char *>(mapping_->base) + regionStart_[Code];
+    __builtin___clear_cache(code, code + regionSize_[Code]);
   }
 
   void protect() const {
@@ -335,6 +343,7 @@ private:
     refuse("it defines no function '" + entry_ + "'");
   }
 
+  uint16_t machine_;
   std::string_view bytes_;
   const std::string &entry_;
   std::vector<Elf64_Shdr> sections_;
@@ -350,8 +359,25 @@ private:
 
 } // namespace
 
+uint16_t hostElfMachine() {
+#if defined(__aarch64__)
+  return EM_AARCH64;
+#elif defined(__x86_64__)
+  return EM_X86_64;
+#else
+#error "the object loader knows x86-64 and AArch64 objects only"
+#endif
+}
+
 LinkedCode loadObject(std::string_view object, const std::string &entry) {
-  return Loader(object, entry).load();
+  return Loader(hostElfMachine(), object, entry).load();
+}
+
+LinkedCode loadObjectFor(uint16_t machine, std::string_view object, const std::string &entry) {
+  if (machine != EM_X86_64 && machine != EM_AARCH64)
+    throw Error(Error::Kind::Compile, "loading kernel '" + entry + "': objects of ELF machine " +
+                                          std::to_string(machine) + " are not supported");
+  return Loader(machine, object, entry).load();
 }
 
 } // namespace lanejit::jit

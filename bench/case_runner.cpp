@@ -206,7 +206,8 @@ void addRoofline(CaseRecord &record, const CaseContext &context) {
       record.time_s.front().first != record.variants.front().name)
     return;
   // The element size of the case's type; rmsnorm_q8's outputs are i8 and
-  // f32 whatever it is, and bytesMoved counts them so.
+  // f32 whatever it is (rmsnorm_q8_0's i8 and f16), and bytesMoved counts
+  // them so.
   int64_t bytes = bytesMoved(record.op, record.rows, record.cols,
                              record.dtype == "f32" ? 4 : 2);
   if (bytes <= 0)

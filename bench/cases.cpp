@@ -110,8 +110,10 @@ std::vector<CaseSpec> halfCases() {
 
 std::vector<CaseSpec> int8Cases() {
   std::vector<CaseSpec> cases;
-  for (const char *spec : {"rmsnorm_q8:1024x4097", "rmsnorm_q8:1024x4097:bf16",
-                           "rmsnorm_q8:1x4096", "rmsnorm_q8:1x4096:bf16"})
+  for (const char *spec :
+       {"rmsnorm_q8:1024x4097", "rmsnorm_q8:1024x4097:bf16", "rmsnorm_q8:1x4096",
+        "rmsnorm_q8:1x4096:bf16", "rmsnorm_q8_0:1024x4096", "rmsnorm_q8_0:1024x4096:bf16",
+        "rmsnorm_q8_0:1x4096", "rmsnorm_q8_0:1x4096:bf16"})
     cases.push_back(libraryCase(spec));
   return cases;
 }
@@ -156,8 +158,8 @@ CaseSpec libraryCase(const std::string &spec) {
                 fmt::format("bad case '{}': the type is f32, bf16 or f16, not '{}'", spec, type));
   DType storage = type == "bf16" ? DType::BF16 : DType::F16;
   Program stored = withStorage(program, storage);
-  // A quantizing operator's outputs are its own types (i8 values, f32
-  // scales), whatever its inputs hold.
+  // A quantizing operator's outputs are its own types (i8 values, f32 or
+  // f16 scales), whatever its inputs hold.
   if (quantizing(op))
     stored.outputs = program.outputs;
   return makeSpec(op, std::move(stored), parseShape(shape), op, type);

@@ -18,7 +18,8 @@ struct CaseSpec {
 
 // The element type of a case's buffers, "f32", "bf16" or "f16": a library
 // case holds every input in one type (withStorage), its first input's; its
-// outputs too, except a quantizing operator's (rmsnorm_q8: q i8, scale f32).
+// outputs too, except a quantizing operator's (rmsnorm_q8: q i8, scale f32;
+// rmsnorm_q8_0: q i8, scale f16).
 std::string caseType(const CaseSpec &spec);
 
 // The seed's cases: the six library operators at the small and the large
@@ -42,13 +43,15 @@ std::vector<CaseSpec> narrowCases();
 // halve), and the decode shapes in bf16.
 std::vector<CaseSpec> halfCases();
 
-// `lanejit bench --cases int8`: RMSNorm then per-row int8 quantization in
-// one kernel (rmsnorm_q8: q i8[R,C], scale f32[R,1]) at 1024x4097 and the
-// decode shape 1x4096, each with f32 and with bf16 inputs.
+// `lanejit bench --cases int8`: RMSNorm then int8 quantization in one
+// kernel, per row (rmsnorm_q8: q i8[R,C], scale f32[R,1]) at 1024x4097 and
+// per block of 32 (rmsnorm_q8_0, ggml's Q8_0: q i8[R,C], scale f16[R,C/32])
+// at 1024x4096, both also at the decode shape 1x4096, each with f32 and
+// with bf16 inputs.
 std::vector<CaseSpec> int8Cases();
 
 // "rope:17x66" -> the library operator at that shape (any entry of
-// library::byName, rmsnorm_q8 too); "rope:17x66:bf16" with
+// library::byName, rmsnorm_q8 and rmsnorm_q8_0 too); "rope:17x66:bf16" with
 // its buffers in bf16 (or f16, f32). Throws Error(Kind::Bind) naming the
 // problem.
 CaseSpec libraryCase(const std::string &spec);

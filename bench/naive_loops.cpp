@@ -3,6 +3,7 @@
 #include "naive_loops.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 namespace lanejit::bench {
@@ -110,6 +111,31 @@ void rmsNormQ8(const float *x, const float *gamma, int8_t *q, float *scale, int6
   }
 }
 
+void rmsNormQ8_0(const float *x, const float *gamma, int8_t *q, uint16_t *scale, int64_t rows,
+                 int64_t cols) {
+  const int64_t blocks = cols / 32;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *xr = x + r * cols;
+    int8_t *qr = q + r * cols;
+    float sq = 0;
+    for (int64_t c = 0; c < cols; ++c)
+      sq += xr[c] * xr[c];
+    float denom = std::sqrt(sq / cols + 1e-5f);
+    for (int64_t b = 0; b < blocks; ++b) {
+      float amax = 0;
+      for (int64_t c = b * 32; c < b * 32 + 32; ++c)
+        amax = std::max(amax, std::fabs(xr[c] / denom * gamma[c]));
+      // The compiler's own float -> half conversion (nearest-even).
+      scale[r * blocks + b] = std::bit_cast<uint16_t>(static_cast<_Float16>(amax / 127));
+      float inv = amax == 0 ? 0 : 127 / amax;
+      for (int64_t c = b * 32; c < b * 32 + 32; ++c) {
+        float v = std::nearbyint(xr[c] / denom * gamma[c] * inv); // ties to even
+        qr[c] = std::isnan(v) ? 0 : static_cast<int8_t>(std::clamp(v, -127.0f, 127.0f));
+      }
+    }
+  }
+}
+
 } // namespace naive
 
 namespace {
@@ -136,6 +162,10 @@ void rmsNormQ8Adapter(const float *const *in, void *const *out, int64_t rows, in
   naive::rmsNormQ8(in[0], in[1], static_cast<int8_t *>(out[0]), static_cast<float *>(out[1]),
                    rows, cols);
 }
+void rmsNormQ8_0Adapter(const float *const *in, void *const *out, int64_t rows, int64_t cols) {
+  naive::rmsNormQ8_0(in[0], in[1], static_cast<int8_t *>(out[0]),
+                     static_cast<uint16_t *>(out[1]), rows, cols);
+}
 
 } // namespace
 
@@ -148,6 +178,7 @@ const NaiveOp *naiveOp(std::string_view name) {
       {"gelu_residual", {"x", "u"}, geluResidualAdapter},
       {"masked_softmax", {"x"}, maskedSoftmaxAdapter},
       {"rmsnorm_q8", {"x", "gamma"}, rmsNormQ8Adapter},
+      {"rmsnorm_q8_0", {"x", "gamma"}, rmsNormQ8_0Adapter},
   };
   for (const NaiveOp &op : ops)
     if (op.name == name)

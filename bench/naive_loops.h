@@ -1,5 +1,6 @@
 // bench/naive_loops.h — the six library operators, and RMSNorm then int8
-// quantization (rmsnorm_q8), as plain C++ loops.
+// quantization per row (rmsnorm_q8) and per block of 32 (rmsnorm_q8_0), as
+// plain C++ loops.
 //
 // The baseline the bench (its naive peer) compares lanejit with: what a competent programmer
 // writes straight from the formulas of docs/library.md (float accumulators,
@@ -14,7 +15,8 @@
 namespace lanejit::bench {
 
 // inputs: the operator's inputs in the order of NaiveOp::inputs; outputs:
-// its outputs in the program's order (float, or int8_t for rmsnorm_q8's q).
+// its outputs in the program's order (float; int8_t for a q; uint16_t f16
+// bits for rmsnorm_q8_0's scale).
 using NaiveFn = void (*)(const float *const *inputs, void *const *outputs, int64_t rows,
                          int64_t cols);
 
@@ -39,6 +41,10 @@ void maskedSoftmax(const float *x, float *y, int64_t rows, int64_t cols);
 // rounded to nearest-even, clamped to +-127 (0 for a zero row or NaN).
 void rmsNormQ8(const float *x, const float *gamma, int8_t *q, float *scale, int64_t rows,
                int64_t cols);
+// The same per block of 32 columns (cols a multiple of 32): scale, [R, C/32],
+// = max|y[block]| / 127 in f32 stored as f16 bits; q from the f32 max.
+void rmsNormQ8_0(const float *x, const float *gamma, int8_t *q, uint16_t *scale, int64_t rows,
+                 int64_t cols);
 } // namespace naive
 
 } // namespace lanejit::bench

@@ -3,7 +3,8 @@
 // = rtol = 5e-5, check::kTolerance, plus one unit in the last place of a
 // bf16 or f16 output: it computes in f32 and rounds once; an i8 output one
 // step off the oracle's value as stored); a peer's the same, except a bf16
-// or f16 output, at the type's own tolerance (peerTolerance, peers/peer.h),
+// or f16 output (not a quantizing program's: Q8_0's f16 scales are held to
+// lanejit's rule) at the type's own tolerance (peerTolerance, peers/peer.h),
 // since eager rounds every intermediate to the type and RoPE's and GELU +
 // residual's differences of rounded products are off by units of the
 // operands' last place, not of the result's.

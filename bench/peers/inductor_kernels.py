@@ -17,6 +17,8 @@ output (f32, bf16 or f16): the reference then runs on tensors of that type,
 as a model held in it does, and Inductor generates its kernels for it.
 rmsnorm_q8 returns two outputs (q int8 [R, C], scale float32 [R, 1]) in any
 type; its reference widens bf16 and f16 inputs to float32 itself.
+rmsnorm_q8_0 likewise, per block of 32 columns (ggml's Q8_0): q int8
+[R, C], scale float16 [R, C/32].
 
 Writes, per case, DIR/<op>-<R>x<C>-t<N>/ (f32) or DIR/<op>-<type>-<R>x<C>-t<N>/: plan.json, kernel_<i>.so and
 kernel_<i>.cpp (Inductor's files, copied), wrapper.py (the output code
@@ -65,6 +67,18 @@ def references(torch):
         inv = torch.where(amax == 0, 0.0, 127 / amax)
         return (y * inv).round().clamp(-127, 127).to(torch.int8), amax / 127
 
+    def rmsnorm_q8_0(x, g):
+        # lanejit's rmsnorm_q8_0: the same per block of 32 columns, the
+        # scale amax/127 computed in float32 and stored as float16, q from
+        # the float32 amax (as ggml's x86 quantize_row_q8_0).
+        y = rmsnorm(x.float(), g.float())
+        r, c = y.shape
+        blocks = y.view(r, c // 32, 32)
+        amax = blocks.abs().amax(-1, keepdim=True)
+        inv = torch.where(amax == 0, 0.0, 127 / amax)
+        q = (blocks * inv).round().clamp(-127, 127).to(torch.int8).view(r, c)
+        return q, (amax / 127).view(r, c // 32).to(torch.float16)
+
     def masked_softmax(x):
         # lanejit's masked_softmax: column c of row r is masked when c > r mod C.
         r, c = x.shape
@@ -73,7 +87,7 @@ def references(torch):
 
     return {"rope": rope, "layernorm": layernorm, "swiglu": swiglu, "rmsnorm": rmsnorm,
             "gelu_residual": gelu_residual, "masked_softmax": masked_softmax,
-            "rmsnorm_q8": rmsnorm_q8}
+            "rmsnorm_q8": rmsnorm_q8, "rmsnorm_q8_0": rmsnorm_q8_0}
 
 
 def input_shapes(op, rows, cols):
@@ -81,7 +95,7 @@ def input_shapes(op, rows, cols):
         return [(rows, cols), (rows, cols // 2), (rows, cols // 2)]
     if op == "layernorm":
         return [(rows, cols), (cols,), (cols,)]
-    if op in ("rmsnorm", "rmsnorm_q8"):
+    if op in ("rmsnorm", "rmsnorm_q8", "rmsnorm_q8_0"):
         return [(rows, cols), (cols,)]
     if op in ("swiglu", "gelu_residual"):
         return [(rows, cols), (rows, cols)]
@@ -94,6 +108,8 @@ def output_shapes(op, rows, cols):
     """The outputs the C++ peer hands over, in the program's order."""
     if op == "rmsnorm_q8":
         return [(rows, cols), (rows, 1)]  # q (int8), scale (float32)
+    if op == "rmsnorm_q8_0":
+        return [(rows, cols), (rows, cols // 32)]  # q (int8), scale (float16)
     return [(rows, cols)]
 
 
@@ -198,7 +214,7 @@ def build_case(torch, fn, op, rows, cols, threads, dtype, out_dir, built_command
     from torch._inductor.codecache import PyCodeCache
     gen = torch.Generator().manual_seed(0)
     inputs = [torch.randn(s, generator=gen) for s in input_shapes(op, rows, cols)]
-    if op in ("layernorm", "rmsnorm", "rmsnorm_q8"):
+    if op in ("layernorm", "rmsnorm", "rmsnorm_q8", "rmsnorm_q8_0"):
         inputs[1] = inputs[1].abs() + 0.5
     element = getattr(torch, DTYPES[dtype])
     inputs = [t.to(element) for t in inputs]

@@ -213,7 +213,8 @@ public:
   }
   bool supports(const std::string &op) const override {
     return op == "rope" || op == "layernorm" || op == "swiglu" || op == "rmsnorm" ||
-           op == "gelu_residual" || op == "masked_softmax" || op == "rmsnorm_q8";
+           op == "gelu_residual" || op == "masked_softmax" || op == "rmsnorm_q8" ||
+           op == "rmsnorm_q8_0";
   }
   bool runs(const std::string &op, const std::string &dtype) const override {
     return supports(op) && (dtype == "f32" || dtype == "bf16" || dtype == "f16");

@@ -13,7 +13,8 @@ public:
   std::string description() const override {
     return "plain C++ loops (bench/naive_loops.cpp): the formulas as written, float "
            "accumulators, std::exp/std::tanh/std::sqrt (rmsnorm_q8: y recomputed in the "
-           "max|y| and the quantizing pass, std::nearbyint, clamped to +-127); g++ -O3 "
+           "max|y| and the quantizing pass, std::nearbyint, clamped to +-127; rmsnorm_q8_0 the "
+           "same per block of 32, its scale cast to _Float16); g++ -O3 "
            "-march=native, no fast-math";
   }
   bool supports(const std::string &op) const override { return naiveOp(op) != nullptr; }

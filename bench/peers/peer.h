@@ -18,10 +18,11 @@ namespace lanejit::bench {
 // Every input holds elements of `dtype`: "f32", or "bf16" / "f16" (16-bit
 // patterns, docs/element-types.md) when the case is the operator with its
 // buffers in that type. Every output too, except rmsnorm_q8's, which are
-// always q (int8 [R,C]) and scale (f32 [R,1]).
+// always q (int8 [R,C]) and scale (f32 [R,1]), and rmsnorm_q8_0's: q (int8
+// [R,C]) and scale (f16 [R,C/32], ggml's Q8_0).
 struct CaseBuffers {
   std::string op; // library::Entry name: rope, layernorm, swiglu, rmsnorm,
-                  // gelu_residual, masked_softmax, rmsnorm_q8
+                  // gelu_residual, masked_softmax, rmsnorm_q8, rmsnorm_q8_0
   std::string dtype = "f32";
   int64_t rows = 0, cols = 0;
   std::vector<const void *> inputs;
@@ -111,7 +112,8 @@ std::vector<std::unique_ptr<Peer>> availablePeers();
 // every output written once, `element_bytes` each: 4 for f32, 2 for bf16 and
 // f16; masked_softmax counts only the scores that take part, c <= r mod C,
 // so the floor stays a floor; rmsnorm_q8's and quantize_q8's outputs are
-// 1 byte per q and 4 per row's scale, whatever their inputs hold), and single-thread
+// 1 byte per q and 4 per row's scale, rmsnorm_q8_0's and quantize_q8_0's 1
+// byte per q and 2 per 32 columns' scale, whatever their inputs hold), and single-thread
 // bandwidth measured now over arrays totalling that footprint (allocated and
 // touched once, best of repeated passes within the budget). Errors are
 // lanejit::Error(Kind::Bind): an unknown op or negative shape for bytesMoved,

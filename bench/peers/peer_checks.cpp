@@ -9,7 +9,8 @@ namespace lanejit::bench {
 size_t opInputCount(const std::string &op) {
   if (op == "rope" || op == "layernorm")
     return 3;
-  if (op == "swiglu" || op == "rmsnorm" || op == "gelu_residual" || op == "rmsnorm_q8")
+  if (op == "swiglu" || op == "rmsnorm" || op == "gelu_residual" || op == "rmsnorm_q8" ||
+      op == "rmsnorm_q8_0")
     return 2;
   if (op == "masked_softmax")
     return 1;
@@ -18,7 +19,7 @@ size_t opInputCount(const std::string &op) {
 
 size_t opOutputCount(const std::string &op) {
   opInputCount(op); // rejects an unknown name
-  return op == "rmsnorm_q8" ? 2 : 1;
+  return op == "rmsnorm_q8" || op == "rmsnorm_q8_0" ? 2 : 1;
 }
 
 double peerTolerance(const std::string &dtype) {
@@ -35,7 +36,9 @@ void requireRunnable(const Peer &peer, const CaseBuffers &b) {
                 who + "expected " + std::to_string(inputs) + " inputs and " +
                     std::to_string(outputs) + " output(s), got " +
                     std::to_string(b.inputs.size()) + " and " + std::to_string(b.outputs.size()));
-  if (b.rows < 1 || b.cols < 1 || (b.op == "rope" && b.cols % 2 != 0))
+  // Q8_0's scale per 32 columns: the program binds only whole blocks.
+  if (b.rows < 1 || b.cols < 1 || (b.op == "rope" && b.cols % 2 != 0) ||
+      (b.op == "rmsnorm_q8_0" && b.cols % 32 != 0))
     throw Error(Error::Kind::Bind,
                 who + "bad shape " + std::to_string(b.rows) + "x" + std::to_string(b.cols));
   for (const void *p : b.inputs)

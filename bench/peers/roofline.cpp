@@ -30,6 +30,10 @@ int64_t bytesMoved(const std::string &op, int64_t rows, int64_t cols, int64_t el
     return (rc + cols) * f + rc + 4 * rows;
   if (op == "quantize_q8") // x; q, scale
     return rc * f + rc + 4 * rows;
+  if (op == "rmsnorm_q8_0") // x, gamma; q (int8), scale (f16 per 32 columns)
+    return (rc + cols) * f + rc + 2 * (rc / 32);
+  if (op == "quantize_q8_0") // x; q, scale
+    return rc * f + rc + 2 * (rc / 32);
   if (op == "swiglu" || op == "gelu_residual") // x, u, y
     return 3 * rc * f;
   if (op == "masked_softmax") {

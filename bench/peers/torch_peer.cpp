@@ -138,6 +138,41 @@ Body bodyFor(const CaseBuffers &b) {
       q.copy_(t);
     }};
   }
+  if (b.op == "rmsnorm_q8_0") {
+    // The same per block of 32 columns (ggml's Q8_0), on [R, C/32, 32]
+    // views: amax per block, scale = amax/127 in f32 stored as f16 (copy_
+    // rounds to nearest-even), q = round(y * (127/amax)) from the f32 amax.
+    const int64_t B = C / 32;
+    at::Tensor x_in = wrap(in[0], {R, C}), g_in = wrap(in[1], {C});
+    at::Tensor q = bench::wrap(b.outputs[0], {R, C}, at::kChar);
+    at::Tensor scale = bench::wrap(b.outputs[1], {R, B, 1}, at::kHalf);
+    const bool widen = type != at::kFloat;
+    auto f32 = [](at::IntArrayRef sizes) { return bench::scratch(sizes, at::kFloat); };
+    at::Tensor x = widen ? f32({R, C}) : x_in, g = widen ? f32({C}) : g_in;
+    at::Tensor y = f32({R, C}), t = f32({R, C}), ms = f32({R, 1}), amax = f32({R, B, 1}),
+               d = f32({R, B, 1}), inv = f32({R, B, 1});
+    at::Tensor y3 = y.view({R, B, 32}), t3 = t.view({R, B, 32});
+    return {[=]() mutable {
+      if (widen) {
+        x.copy_(x_in);
+        g.copy_(g_in);
+      }
+      at::mul_out(t, x, x);
+      at::mean_out(ms, t, {1}, /*keepdim=*/true);
+      ms.add_(1e-5).sqrt_();
+      at::div_out(y, x, ms);
+      y.mul_(g);
+      at::abs_out(t, y);
+      at::amax_out(amax, t3, {2}, /*keepdim=*/true);
+      d.copy_(amax).div_(127);
+      scale.copy_(d);
+      inv.fill_(127).div_(amax); // 127/amax in one rounding, as lanejit
+      inv.masked_fill_(amax.eq(0), 0);
+      at::mul_out(t3, y3, inv);
+      t.round_().clamp_(-127, 127);
+      q.copy_(t);
+    }};
+  }
   at::Tensor y = wrap(b.outputs[0], {R, C});
   if (b.op == "rope") {
     const int64_t h = C / 2;
@@ -229,12 +264,15 @@ public:
            "eager runs a model held in it; rmsnorm_q8: x and gamma widened to f32 by copy_ in "
            "those cases, then the rmsnorm ops, abs_out, amax_out, scale = amax/127, "
            "inv = 127/amax (0 where amax is 0), mul_out, round_ (half to even), "
-           "clamp_(-127, 127), copy_ into the int8 q. ATen CPU capability: " +
+           "clamp_(-127, 127), copy_ into the int8 q; rmsnorm_q8_0: the same on [R, C/32, 32] "
+           "views, amax_out per block, scale = amax/127 copy_'d into the f16 scale. ATen CPU "
+           "capability: " +
            capabilityLine();
   }
   bool supports(const std::string &op) const override {
     return op == "rope" || op == "layernorm" || op == "swiglu" || op == "rmsnorm" ||
-           op == "gelu_residual" || op == "masked_softmax" || op == "rmsnorm_q8";
+           op == "gelu_residual" || op == "masked_softmax" || op == "rmsnorm_q8" ||
+           op == "rmsnorm_q8_0";
   }
   bool runs(const std::string &op, const std::string &dtype) const override {
     return supports(op) && (dtype == "f32" || dtype == "bf16" || dtype == "f16");

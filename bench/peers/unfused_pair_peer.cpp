@@ -1,13 +1,15 @@
 // The `unfused-pair` peer: RMSNorm -> int8 as two lanejit kernels, the way
-// a caller without the fused rmsnorm_q8 entry runs it: the rmsnorm kernel
-// writes y (f32 [R,C]) to memory, then the quantize_q8 kernel reads it back
-// and writes q and scale. Fused against this pair is the fusion's own
-// measure (issue 30: fused <= 0.6x the pair). Both kernels are compiled with
-// the bench's default options and called through their native entries with
-// argument blocks bound once, like the lanejit variant; the intermediate
-// and the workspaces are allocated and touched once, in prepare(). A bf16 or
-// f16 case's rmsnorm kernel reads x and gamma in that type and still writes
-// f32, so the pair gives the fused kernel's bits (library.h).
+// a caller without the fused entry runs it: the rmsnorm kernel writes y
+// (f32 [R,C]) to memory, then the quantize kernel reads it back and writes
+// q and scale: quantize_q8 for rmsnorm_q8 (per row), quantize_q8_0 for
+// rmsnorm_q8_0 (per block of 32, f16 scales). Fused against this pair is
+// the fusion's own measure (issue 30: fused <= 0.6x the pair). Both kernels
+// are compiled with the bench's default options and called through their
+// native entries with argument blocks bound once, like the lanejit variant;
+// the intermediate and the workspaces are allocated and touched once, in
+// prepare(). A bf16 or f16 case's rmsnorm kernel reads x and gamma in that
+// type and still writes f32, so the pair gives the fused kernel's bits
+// (library.h).
 //
 // unfused-pair-tN: each kernel's entry on lanejit's pool, at most N
 // threads (Kernel::runEntry), against lanejit-tN.
@@ -75,9 +77,12 @@ public:
     norm_ = std::make_unique<BoundKernel>(
         norm, options, std::vector<void *>{x, gamma, y_.raw()},
         std::vector<int64_t>{b.cols, b.cols, b.cols}, b.rows, b.cols, threads);
+    // Q8_0's scales: one per 32 columns, so a row of them is C/32 long.
+    const bool blocks = b.op == "rmsnorm_q8_0";
     quantize_ = std::make_unique<BoundKernel>(
-        library::quantizeQ8(), options, std::vector<void *>{y_.raw(), b.outputs[0], b.outputs[1]},
-        std::vector<int64_t>{b.cols, b.cols, 1}, b.rows, b.cols, threads);
+        blocks ? library::quantizeQ8_0() : library::quantizeQ8(), options,
+        std::vector<void *>{y_.raw(), b.outputs[0], b.outputs[1]},
+        std::vector<int64_t>{b.cols, b.cols, blocks ? b.cols / 32 : 1}, b.rows, b.cols, threads);
   }
   void call() override {
     norm_->call();
@@ -97,14 +102,17 @@ public:
     return threads_ == 1 ? "unfused-pair" : "unfused-pair-t" + std::to_string(threads_);
   }
   std::string description() const override {
-    return "lanejit's rmsnorm kernel then its quantize_q8 kernel: two native entry calls "
+    return "lanejit's rmsnorm kernel then its quantize_q8 (rmsnorm_q8) or quantize_q8_0 "
+           "(rmsnorm_q8_0) kernel: two native entry calls "
            "(default options), an f32 [R,C] intermediate written and read back (allocated "
            "and touched once), x and gamma in the case's type; " +
            (threads_ == 1 ? std::string("one thread")
                           : "each on lanejit's pool, at most " + std::to_string(threads_) +
                                 " threads (Kernel::runEntry)");
   }
-  bool supports(const std::string &op) const override { return op == "rmsnorm_q8"; }
+  bool supports(const std::string &op) const override {
+    return op == "rmsnorm_q8" || op == "rmsnorm_q8_0";
+  }
   bool runs(const std::string &op, const std::string &dtype) const override {
     return supports(op) && (dtype == "f32" || dtype == "bf16" || dtype == "f16");
   }

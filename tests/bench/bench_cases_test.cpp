@@ -43,15 +43,20 @@ TEST(BenchCases, DefaultsAreTheSeedCasesThenBf16ThenInt8) {
     EXPECT_NO_THROW(validateCase(c)) << c.id;
 }
 
-TEST(BenchCases, Int8SetIsRmsnormQ8LargeAndDecodeInF32AndBf16) {
+TEST(BenchCases, Int8SetIsPerRowAndQ8_0LargeAndDecodeInF32AndBf16) {
   std::vector<CaseSpec> cases = int8Cases();
-  ASSERT_EQ(cases.size(), 4u);
+  ASSERT_EQ(cases.size(), 8u);
   EXPECT_EQ(cases[0].id, "rmsnorm_q8-1024x4097");
   EXPECT_EQ(cases[1].id, "rmsnorm_q8-bf16-1024x4097");
   EXPECT_EQ(cases[2].id, "rmsnorm_q8-1x4096");
   EXPECT_EQ(cases[3].id, "rmsnorm_q8-bf16-1x4096");
+  // Q8_0 at 1024x4096: its C must be whole blocks of 32.
+  EXPECT_EQ(cases[4].id, "rmsnorm_q8_0-1024x4096");
+  EXPECT_EQ(cases[5].id, "rmsnorm_q8_0-bf16-1024x4096");
+  EXPECT_EQ(cases[6].id, "rmsnorm_q8_0-1x4096");
+  EXPECT_EQ(cases[7].id, "rmsnorm_q8_0-bf16-1x4096");
   for (const CaseSpec &c : cases) {
-    EXPECT_EQ(c.op, "rmsnorm_q8") << c.id;
+    EXPECT_EQ(c.op, c.id.starts_with("rmsnorm_q8_0") ? "rmsnorm_q8_0" : "rmsnorm_q8") << c.id;
     ASSERT_EQ(c.program.outputs.size(), 2u) << c.id; // the bench takes several outputs
     EXPECT_NO_THROW(validateCase(c)) << c.id;
   }
@@ -75,6 +80,23 @@ TEST(BenchCases, AQuantizingCaseKeepsItsOutputTypesInEveryInputType) {
   EXPECT_EQ(f32.id, "rmsnorm_q8-1x4096");
   EXPECT_EQ(caseType(f32), "f32");
   EXPECT_EQ(f32.program.outputs[0].type, DType::I8);
+  // Q8_0: the f16 scale stays f16 with bf16 inputs, and f32 inputs keep it.
+  for (const char *spec : {"rmsnorm_q8_0:1024x4096:bf16", "rmsnorm_q8_0:1x4096"}) {
+    CaseSpec q = libraryCase(spec);
+    EXPECT_EQ(q.op, "rmsnorm_q8_0") << spec;
+    ASSERT_EQ(q.program.outputs.size(), 2u) << spec;
+    EXPECT_EQ(q.program.outputs[0].type, DType::I8) << spec;
+    EXPECT_EQ(q.program.outputs[1].name, "scale") << spec;
+    EXPECT_EQ(q.program.outputs[1].type, DType::F16) << spec;
+    EXPECT_NO_THROW(validateCase(q)) << spec;
+  }
+  EXPECT_EQ(caseType(libraryCase("rmsnorm_q8_0:1024x4096:bf16")), "bf16");
+}
+
+TEST(BenchCases, AQ8_0CaseNeedsWholeBlocksOf32) {
+  // 4097 columns leave a partial block: the case is refused before a run.
+  EXPECT_THROW(validateCase(libraryCase("rmsnorm_q8_0:1024x4097")), Error);
+  EXPECT_NO_THROW(validateCase(libraryCase("rmsnorm_q8_0:3x32")));
 }
 
 TEST(BenchCases, DecodeSetIsFewLongRows) {
@@ -158,6 +180,8 @@ TEST(BenchCases, AProgramFileThatIsALibraryOperatorGetsItsPeers) {
   // A quantizing entry too.
   std::ofstream(path) << print(library::rmsNormQ8());
   EXPECT_EQ(programCase(path.string(), "5x40").op, "rmsnorm_q8");
+  std::ofstream(path) << print(library::rmsNormQ8_0());
+  EXPECT_EQ(programCase(path.string(), "5x64").op, "rmsnorm_q8_0");
   std::filesystem::remove(path);
 }
 

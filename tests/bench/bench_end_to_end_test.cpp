@@ -7,6 +7,7 @@
 #include "runner.h"
 #include "support/command_line.h"
 
+#include <lanejit/element_types.h>
 #include <lanejit/error.h>
 
 #include <nlohmann/json.hpp>
@@ -354,6 +355,91 @@ TEST(BenchEndToEnd, Int8CasesAreMeasuredCheckedAndAudited) {
         std::ofstream(dir / "bundle.json") << b.dump(1);
       });
   EXPECT_TRUE(mentions(dropped, "output_files is missing"));
+#endif
+  fs::remove_all(result.bundle_dir);
+}
+
+TEST(BenchEndToEnd, Q8_0CasesAreMeasuredCheckedAndAudited) {
+  // RMSNorm -> Q8_0 (q i8 [R,C], scale f16 [R,C/32]) with f32 and bf16
+  // inputs: every output checked and saved (the scale as float16), the
+  // unfused pair giving the fused kernel's bits, the audit passing; then a
+  // q moved by two steps, a scale moved by one f16 step (within the
+  // oracle's tolerance, but not its hash) and scales off by 1%, lanejit's
+  // and a peer's (no peer allowance for a quantizing program), are caught.
+  BenchOptions options;
+  options.protocol = tinyProtocol();
+  options.cases = {libraryCase("rmsnorm_q8_0:3x64"), libraryCase("rmsnorm_q8_0:4x96:bf16")};
+  options.only = {"lanejit", "lanejit-nospec", "naive", "unfused-pair"};
+  for (const std::unique_ptr<Peer> &peer : availablePeers())
+    if (peer->name() == "torch")
+      options.only.push_back(peer->name());
+  options.out_dir = freshDir("bench-e2e-q8_0");
+  options.progress = false;
+  BenchResult result = runBench(options);
+  EXPECT_TRUE(result.record.passed());
+  ASSERT_EQ(result.record.cases.size(), 2u);
+  EXPECT_EQ(result.record.cases[1].dtype, "bf16");
+  for (const CaseRecord &c : result.record.cases) {
+    std::map<std::string, std::string> sha;
+    for (const RoundRecord &round : c.rounds)
+      for (const VisitRecord &v : round.visits) {
+        EXPECT_TRUE(v.ok()) << c.id << " " << v.variant << ": " << v.status;
+        sha[v.variant] = v.checks.output_sha256;
+      }
+    ASSERT_TRUE(sha.count("unfused-pair")) << c.id;
+    EXPECT_EQ(sha["unfused-pair"], sha["lanejit"]) << c.id << ": the pair's bits are the fused";
+    EXPECT_EQ(sha.count("naive"), c.dtype == "f32" ? 1u : 0u) << c.id;
+    ASSERT_FALSE(c.variants.empty());
+    ASSERT_EQ(c.variants[0].output_files.size(), 2u) << c.id;
+  }
+  // The scale as np.save writes float16, one per 32 columns.
+  std::string scale =
+      test::slurp(result.bundle_dir / "outputs/rmsnorm_q8_0-3x64/lanejit/scale.npy");
+  EXPECT_NE(scale.find("'descr': '<f2'"), std::string::npos);
+  EXPECT_NE(scale.find("'shape': (3, 2)"), std::string::npos);
+  EXPECT_FALSE(fs::exists(result.bundle_dir / "outputs/rmsnorm_q8_0-bf16-4x96/naive"))
+      << "naive runs f32 cases only";
+#ifdef LANEJIT_HAVE_AUDIT
+  audit::AuditResult audited = audit::auditBundle(result.bundle_dir);
+  for (const std::string &failure : audited.failures)
+    ADD_FAILURE() << "audit: " << failure;
+  EXPECT_TRUE(audited.pass());
+  std::vector<std::string> two =
+      auditCopy(result.bundle_dir, "q2", [](const fs::path &dir) {
+        editArray(dir, "outputs/rmsnorm_q8_0-3x64/lanejit/q.npy", [](std::string &bytes) {
+          int8_t v = static_cast<int8_t>(bytes.back());
+          bytes.back() = static_cast<char>(v > 0 ? v - 2 : v + 2);
+        });
+      });
+  EXPECT_TRUE(mentions(two, "fails the FP64 oracle") && mentions(two, "q[2,63]"))
+      << "a q two steps off was not caught by the oracle";
+  // The last f16 scale of a file, scaled by `factor` or moved by `steps`.
+  auto editScale = [](const std::string &file, float factor, int steps) {
+    return [file, factor, steps](const fs::path &dir) {
+      editArray(dir, file, [factor, steps](std::string &b) {
+        uint16_t bits;
+        std::memcpy(&bits, b.data() + b.size() - 2, 2);
+        bits = factor != 1 ? roundToF16(widenF16(bits) * factor)
+                           : static_cast<uint16_t>(bits + steps);
+        std::memcpy(b.data() + b.size() - 2, &bits, 2);
+      });
+    };
+  };
+  const std::string bf16_scale = "outputs/rmsnorm_q8_0-bf16-4x96/lanejit/scale.npy";
+  std::vector<std::string> step = auditCopy(result.bundle_dir, "s1", editScale(bf16_scale, 1, 1));
+  EXPECT_FALSE(mentions(step, "fails the FP64 oracle")) << "one f16 step is the allowance";
+  EXPECT_TRUE(mentions(step, "output_sha256")) << "a scale one step off kept its hash";
+  std::vector<std::string> off =
+      auditCopy(result.bundle_dir, "s100", editScale(bf16_scale, 1.01f, 0));
+  EXPECT_TRUE(mentions(off, "fails the FP64 oracle") && mentions(off, "scale[3,2]"))
+      << "a scale off by 1% was not caught";
+  // A peer's scale is held to the same rule (2^-8 would let 1% through).
+  std::vector<std::string> peer_off = auditCopy(
+      result.bundle_dir, "peer-s100",
+      editScale("outputs/rmsnorm_q8_0-3x64/unfused-pair/scale.npy", 1.01f, 0));
+  EXPECT_TRUE(mentions(peer_off, "fails the FP64 oracle") &&
+              mentions(peer_off, "variant 'unfused-pair'"))
+      << "a peer's scale off by 1% was not caught";
 #endif
   fs::remove_all(result.bundle_dir);
 }

@@ -1,8 +1,8 @@
 // The `inductor` peer (bench/peers/inductor_peer.cpp): TorchInductor's own
 // kernels, built once per run by inductor_kernels.py and called from the
 // bench's timer. Each operator at tail-heavy shapes matches the FP64 oracle
-// (one and two threads; rmsnorm_q8's two outputs with f32 and bf16
-// inputs); in a bench run its rows are audited like any other, and
+// (one and two threads; rmsnorm_q8's and rmsnorm_q8_0's two outputs with
+// f32 and bf16 inputs); in a bench run its rows are audited like any other, and
 // tampering with its samples, output or shared objects is caught; a peer
 // that cannot build is skipped, not a failed run.
 #include "bench/peer_cases.h"
@@ -139,6 +139,44 @@ TEST(InductorPeer, RmsnormQ8MatchesTheOracleWithF32AndBf16Inputs) {
     c.outputs[1].fill(std::nanf(""));
     prepared->call();
     // Expected: q within one step, scale at 5e-5, guards intact.
+    check::Comparison cmp = check::compareWithReference(c);
+    EXPECT_TRUE(cmp.ok()) << where << cmp.failures << " wrong, " << cmp.first_failure;
+    for (const check::GuardedBuffer &out : c.outputs)
+      EXPECT_TRUE(out.guardsIntact()) << where;
+    EXPECT_NE(prepared->details().find("cpp_fused"), std::string::npos) << where;
+  }
+}
+
+TEST(InductorPeer, RmsnormQ8_0MatchesTheOracleWithF32AndBf16Inputs) {
+  std::string why;
+  std::unique_ptr<Peer> peer = inductorOrSkipReason(why);
+  if (!peer)
+    GTEST_SKIP() << why;
+  // Before: its two outputs (q int8, scale f16 [R, C/32]) at one block and
+  // at two rows of blocks, all built in one child process.
+  const Shape shapes[] = {{3, 32}, {17, 64}};
+  RunPlan plan;
+  for (const char *type : {"f32", "bf16"})
+    for (Shape s : shapes)
+      plan.cases.push_back({"rmsnorm_q8_0", s.rows, s.cols, type});
+  peer->anticipate(plan);
+  for (const RunPlan::Case &pc : plan.cases) {
+    std::string where = "rmsnorm_q8_0 " + pc.dtype + " " + std::to_string(pc.rows) + "x" +
+                        std::to_string(pc.cols) + ": ";
+    Program program = library::rmsNormQ8_0();
+    if (pc.dtype == "bf16") {
+      program = withStorage(program, DType::BF16);
+      program.outputs = library::rmsNormQ8_0().outputs;
+    }
+    check::Case c =
+        check::makeCase(program, {pc.rows, pc.cols}, check::Fill::Random, /*seed=*/7);
+    std::unique_ptr<PreparedPeer> prepared = peer->prepare(buffersOf("rmsnorm_q8_0", c));
+    // Action: -128 in q, NaN in the f16 scale, then a call.
+    std::memset(c.outputs[0].raw(), 0x80, static_cast<size_t>(c.outputs[0].bytes()));
+    c.outputs[1].fill(std::nanf(""));
+    prepared->call();
+    // Expected: q within one step, the scale within lanejit's tolerance and
+    // one f16 step (no peer allowance), guards intact.
     check::Comparison cmp = check::compareWithReference(c);
     EXPECT_TRUE(cmp.ok()) << where << cmp.failures << " wrong, " << cmp.first_failure;
     for (const check::GuardedBuffer &out : c.outputs)

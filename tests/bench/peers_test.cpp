@@ -1,9 +1,10 @@
 // The benchmark's peers and roofline (bench/peers/peer.h): every peer built
 // here runs every operator it supports on fixture and random data, at the
 // seed's small shape, tail-heavy shapes and shapes one column off a packet
-// edge, and matches the FP64 oracle (rmsnorm_q8 too: q within one step,
-// the unfused pair bit for bit the fused kernel); bytesMoved gives the
-// anchors' bytes.
+// edge, and matches the FP64 oracle (rmsnorm_q8 and rmsnorm_q8_0 too: q
+// within one step, Q8_0's f16 scale within lanejit's tolerance and one f16
+// step, the unfused pair bit for bit the fused kernel); bytesMoved gives
+// the anchors' bytes.
 #include "bench/peer_cases.h"
 #include "peers/peer.h"
 
@@ -147,22 +148,29 @@ TEST_P(EachPeer, SixteenBitOperatorsMatchTheOracleAtThePeerTolerance) {
     GTEST_SKIP() << GetParam() << " runs no operator in bf16 or f16 here";
 }
 
-// A peer's rmsnorm_q8 (q within one step of the oracle's value as stored,
-// scale at atol = rtol = 5e-5: check::compareWithReference), twice with the
-// outputs reset in between; inputs and guards intact. Returns the outputs'
-// hashes.
+// A quantizing entry with its inputs in `type`: q i8 and its scale (f32, or
+// f16 for Q8_0) whatever x holds, as the bench's cases hold it.
+Program quantizingProgram(const std::string &op, DType type) {
+  Program program = withStorage(library::byName(op), type);
+  program.outputs = library::byName(op).outputs;
+  return program;
+}
+
+// A peer's rmsnorm_q8 or rmsnorm_q8_0 (q within one step of the oracle's
+// value as stored, scale at atol = rtol = 5e-5, plus one f16 step for
+// Q8_0's: check::compareWithReference), twice with the outputs reset in
+// between; inputs and guards intact. Returns the outputs' hashes.
 ::testing::AssertionResult quantizesCorrectly(const Peer &peer, DType type, Shape shape,
                                               check::Fill fill,
-                                              std::vector<uint64_t> *hashes = nullptr) {
-  std::string where = peer.name() + " rmsnorm_q8 " + std::string(name(type)) + " " +
+                                              std::vector<uint64_t> *hashes = nullptr,
+                                              const std::string &op = "rmsnorm_q8") {
+  std::string where = peer.name() + " " + op + " " + std::string(name(type)) + " " +
                       std::to_string(shape.rows) + "x" + std::to_string(shape.cols) + ": ";
-  Program program = withStorage(library::rmsNormQ8(), type);
-  program.outputs = library::rmsNormQ8().outputs; // q i8, scale f32 whatever x holds
-  check::Case c = check::makeCase(program, shape, fill, /*seed=*/7);
+  check::Case c = check::makeCase(quantizingProgram(op, type), shape, fill, /*seed=*/7);
   std::vector<uint64_t> input_hashes;
   for (const check::GuardedBuffer &in : c.inputs)
     input_hashes.push_back(in.hash());
-  std::unique_ptr<PreparedPeer> prepared = peer.prepare(buffersOf("rmsnorm_q8", c));
+  std::unique_ptr<PreparedPeer> prepared = peer.prepare(buffersOf(op, c));
   for (int visit = 0; visit < 2; ++visit) {
     std::memset(c.outputs[0].raw(), 0x80, static_cast<size_t>(c.outputs[0].bytes()));
     c.outputs[1].fill(std::nanf(""));
@@ -185,6 +193,9 @@ TEST_P(EachPeer, SixteenBitOperatorsMatchTheOracleAtThePeerTolerance) {
 }
 
 const Shape kQ8Shapes[] = {{17, 65}, {3, 33}, {2, 16}, {5, 1}, {129, 768}};
+// Q8_0's: whole blocks of 32 only; one block, a packet's tail of blocks,
+// and the decode row.
+const Shape kQ8_0Shapes[] = {{17, 64}, {3, 32}, {2, 96}, {5, 160}, {129, 768}, {1, 4096}};
 
 TEST(Peers, RmsnormQ8PeersMatchTheOracleInTheirTypes) {
   auto peers = availablePeers();
@@ -207,6 +218,28 @@ TEST(Peers, RmsnormQ8PeersMatchTheOracleInTheirTypes) {
   EXPECT_GT(ran, 0); // naive and the unfused pair are always built
   EXPECT_TRUE(findPeer(peers, "naive")->supports("rmsnorm_q8"));
   EXPECT_FALSE(findPeer(peers, "naive")->runs("rmsnorm_q8", "bf16")); // naive stays f32
+}
+
+TEST(Peers, RmsnormQ8_0PeersMatchTheOracleInTheirTypes) {
+  auto peers = availablePeers();
+  int ran = 0;
+  for (const auto &peer : peers) {
+    // Inductor: inductor_peer_test, its cases built in one child process.
+    if (!peer->supports("rmsnorm_q8_0") || peer->name() == "inductor")
+      continue;
+    for (DType type : {DType::F32, DType::BF16, DType::F16}) {
+      if (!peer->runs("rmsnorm_q8_0", std::string(name(type))))
+        continue;
+      for (Shape s : kQ8_0Shapes)
+        for (check::Fill fill : {check::Fill::Fixture, check::Fill::Random}) {
+          EXPECT_TRUE(quantizesCorrectly(*peer, type, s, fill, nullptr, "rmsnorm_q8_0"));
+          ++ran;
+        }
+    }
+  }
+  EXPECT_GT(ran, 0);
+  EXPECT_TRUE(findPeer(peers, "naive")->supports("rmsnorm_q8_0"));
+  EXPECT_FALSE(findPeer(peers, "naive")->runs("rmsnorm_q8_0", "bf16"));
 }
 
 TEST(Peers, TheUnfusedPairGivesTheFusedKernelsBits) {
@@ -234,6 +267,31 @@ TEST(Peers, TheUnfusedPairGivesTheFusedKernelsBits) {
   ASSERT_TRUE(two);
   EXPECT_EQ(two->name(), "unfused-pair-t2");
   EXPECT_TRUE(quantizesCorrectly(*two, DType::F32, {129, 768}, check::Fill::Random));
+}
+
+TEST(Peers, TheQ8_0UnfusedPairGivesTheFusedKernelsBits) {
+  // Before: lanejit's rmsnorm kernel then its quantize_q8_0 kernel, through
+  // an f32 intermediate; the fused rmsnorm_q8_0 kernel on the same inputs.
+  auto peers = availablePeers();
+  const Peer *pair = findPeer(peers, "unfused-pair");
+  ASSERT_NE(pair, nullptr);
+  EXPECT_TRUE(pair->runs("rmsnorm_q8_0", "bf16"));
+  for (DType type : {DType::F32, DType::BF16, DType::F16})
+    for (Shape s : kQ8_0Shapes) {
+      std::vector<uint64_t> got;
+      ASSERT_TRUE(
+          quantizesCorrectly(*pair, type, s, check::Fill::Random, &got, "rmsnorm_q8_0"));
+      Program program = quantizingProgram("rmsnorm_q8_0", type);
+      check::Case c = check::makeCase(program, s, check::Fill::Random, /*seed=*/7);
+      compile(program).run(c.inputRefs(), c.outputRefs());
+      // Expected: the same q and f16 scale bits.
+      EXPECT_EQ(got[0], c.outputs[0].hash()) << name(type) << " " << s.rows << "x" << s.cols;
+      EXPECT_EQ(got[1], c.outputs[1].hash()) << name(type) << " " << s.rows << "x" << s.cols;
+    }
+  std::unique_ptr<Peer> two = pair->withThreads(2);
+  ASSERT_TRUE(two);
+  EXPECT_TRUE(quantizesCorrectly(*two, DType::F32, {129, 768}, check::Fill::Random, nullptr,
+                                 "rmsnorm_q8_0"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Peers, EachPeer,
@@ -324,8 +382,17 @@ TEST(Peers, RejectBuffersThatDoNotFitTheOperator) {
   CaseBuffers one_output = buffersOf("rmsnorm_q8", q);
   one_output.outputs.pop_back();
   for (const auto &peer : availablePeers())
-    if (peer->supports("rmsnorm_q8"))
+    if (peer->supports("rmsnorm_q8")) {
       EXPECT_THROW(peer->prepare(one_output), Error) << peer->name();
+    }
+  // rmsnorm_q8_0 at a width of no whole number of blocks (its buffers from
+  // rmsnorm_q8, which binds there).
+  check::Case odd_blocks = check::makeCase(library::rmsNormQ8(), {2, 40});
+  CaseBuffers partial = buffersOf("rmsnorm_q8_0", odd_blocks);
+  for (const auto &peer : availablePeers())
+    if (peer->supports("rmsnorm_q8_0")) {
+      EXPECT_THROW(peer->prepare(partial), Error) << peer->name();
+    }
 }
 
 TEST(Roofline, BytesMovedMatchTheAnchors) {
@@ -344,6 +411,10 @@ TEST(Roofline, BytesMovedMatchTheAnchors) {
   // rmsnorm_q8: x and gamma in the case's type, q one byte, scale f32 per row.
   EXPECT_EQ(bytesMoved("rmsnorm_q8", 2, 8), (16 + 8) * 4 + 16 + 2 * 4);
   EXPECT_EQ(bytesMoved("rmsnorm_q8", 2, 8, 2), (16 + 8) * 2 + 16 + 2 * 4);
+  // rmsnorm_q8_0: q one byte, an f16 scale per 32 columns.
+  EXPECT_EQ(bytesMoved("rmsnorm_q8_0", 2, 64), (128 + 64) * 4 + 128 + 4 * 2);
+  EXPECT_EQ(bytesMoved("rmsnorm_q8_0", 1024, 4096, 2),
+            (1024 * 4096 + 4096) * 2 + 1024 * 4096 + 1024 * 128 * 2);
   EXPECT_THROW(bytesMoved("rmsnorm", 2, 2, 0), Error);
 }
 

@@ -26,12 +26,6 @@
 namespace lanejit::jit {
 namespace {
 
-#if defined(__aarch64__)
-constexpr uint16_t kHostMachine = EM_AARCH64;
-#else
-constexpr uint16_t kHostMachine = EM_X86_64;
-#endif
-
 [[noreturn]] void fail(const std::string &what, llvm::Error error) {
   throw Error(Error::Kind::Compile, what + ": " + llvm::toString(std::move(error)));
 }
@@ -169,7 +163,7 @@ LinkedCode addObjectAndLookup(const std::string &object, const std::string &entr
   if (object.size() >= EI_NIDENT + 4) {
     uint16_t machine;
     std::memcpy(&machine, object.data() + 18, sizeof machine); // Elf64_Ehdr::e_machine
-    if (machine != kHostMachine)
+    if (machine != hostElfMachine())
       return {};
   }
   return loadObject(object, entry);

@@ -1,5 +1,5 @@
 // Disassembler: the MC layer objects that decode and print one target's
-// code (Intel syntax), shared by the object reader and the PLT reader.
+// code (x86-64: Intel syntax; AArch64: generic), shared by the object reader and the PLT reader.
 #pragma once
 
 #include <llvm/MC/MCAsmInfo.h>
@@ -17,6 +17,7 @@
 namespace lanejit::inspect {
 
 struct Disassembler {
+  bool aarch64 = false; // else x86-64
   std::unique_ptr<llvm::MCRegisterInfo> registers;
   std::unique_ptr<llvm::MCAsmInfo> asmInfo;
   std::unique_ptr<llvm::MCSubtargetInfo> subtarget;

@@ -15,6 +15,20 @@ std::string opsText(const MemoryOps &m) {
                      m.vector, m.masked, m.broadcast, m.gather, m.scalar, m.stack, m.constant);
 }
 
+std::string mixText(const InstructionMix &m) {
+  return fmt::format("{} vector, {} scalar fp, {} fma, {} branch of {}", m.vector, m.scalar_fp,
+                     m.fma, m.branch, m.total);
+}
+
+std::string mixJson(const InstructionMix &m) {
+  return fmt::format(R"({{"vector": {}, "scalar_fp": {}, "fma": {}, "branch": {}, "total": {}}})",
+                     m.vector, m.scalar_fp, m.fma, m.branch, m.total);
+}
+
+std::string mcaText(const Loop &l) {
+  return l.mca_cycles > 0 ? fmt::format("; llvm-mca {:.2f} cycles/iteration", l.mca_cycles) : "";
+}
+
 std::string callsText(const FunctionReport &f) {
   if (f.calls.empty())
     return "none";
@@ -81,8 +95,9 @@ std::string innermostText(const FunctionReport &f) {
   std::string text;
   for (const Loop &l : f.loops)
     if (l.innermost)
-      text += fmt::format("{}[{} instr; loads {}; stores {}]", text.empty() ? "" : " ",
-                          l.instructions, opsText(l.loads), opsText(l.stores));
+      text += fmt::format("{}[{} instr; loads {}; stores {}; mix {}{}]", text.empty() ? "" : " ",
+                          l.instructions, opsText(l.loads), opsText(l.stores), mixText(l.mix),
+                          mcaText(l));
   return text.empty() ? "none" : text;
 }
 
@@ -97,6 +112,11 @@ std::string toText(const ObjectReport &r) {
          (r.undefined.empty() ? std::string("none")
                               : fmt::format("{}", fmt::join(r.undefined, ", "))) +
          "\n";
+  if (!r.mca_cpu.empty())
+    out += fmt::format("llvm-mca: cpu {}, cycles per iteration of each innermost loop{}\n",
+                       r.mca_cpu, r.mca_note.empty() ? "" : " (" + r.mca_note + ")");
+  else if (!r.mca_note.empty())
+    out += "llvm-mca: no estimates: " + r.mca_note + "\n";
   for (const FunctionReport &f : r.functions) {
     out += fmt::format("\nfunction {}\n", f.name);
     out += fmt::format("  code:        {} bytes, {} instructions, at {:#x}; widest vector "
@@ -106,14 +126,15 @@ std::string toText(const ObjectReport &r) {
     out += fmt::format("  calls:       {}\n", callsText(f));
     out += fmt::format("  loads:       {}\n", opsText(f.loads));
     out += fmt::format("  stores:      {}\n", opsText(f.stores));
+    out += fmt::format("  mix:         {}\n", mixText(f.mix));
     out += fmt::format(
-        "  loops:       {} ({} innermost: {} dense, {} masked)\n", f.loops.size(),
+        "  loops:       {} ({} innermost: {} dense, {} masked, {} scalar)\n", f.loops.size(),
         std::count_if(f.loops.begin(), f.loops.end(), [](const Loop &l) { return l.innermost; }),
-        f.dense_loops, f.masked_loops);
+        f.dense_loops, f.masked_loops, f.scalar_loops);
     for (const Loop &l : f.loops)
-      out += fmt::format("    [{:#x}, {:#x}){} {} instr; loads: {}; stores: {}\n", l.begin, l.end,
-                         l.innermost ? " innermost," : "", l.instructions, opsText(l.loads),
-                         opsText(l.stores));
+      out += fmt::format("    [{:#x}, {:#x}){} {} instr; loads: {}; stores: {}; mix: {}{}\n",
+                         l.begin, l.end, l.innermost ? " innermost," : "", l.instructions,
+                         opsText(l.loads), opsText(l.stores), mixText(l.mix), mcaText(l));
     out += fmt::format("  full-packet body: {}\n", f.full_packet_body);
     out += fmt::format("  tail body:        {}\n", f.tail_body);
   }
@@ -122,8 +143,10 @@ std::string toText(const ObjectReport &r) {
 
 std::string toJson(const ObjectReport &r) {
   std::string out = fmt::format(
-      "{{\n  \"format\": {},\n  \"kind\": {},\n  \"triple\": {},\n  \"undefined\": [",
-      jsonString(r.format), jsonString(r.kind), jsonString(r.triple));
+      "{{\n  \"format\": {},\n  \"kind\": {},\n  \"triple\": {},\n  \"arch\": {},\n"
+      "  \"mca_cpu\": {},\n  \"mca_note\": {},\n  \"undefined\": [",
+      jsonString(r.format), jsonString(r.kind), jsonString(r.triple), jsonString(r.arch),
+      jsonString(r.mca_cpu), jsonString(r.mca_note));
   for (size_t i = 0; i < r.undefined.size(); ++i)
     out += (i ? ", " : "") + jsonString(r.undefined[i]);
   out += "],\n  \"functions\": [";
@@ -139,19 +162,21 @@ std::string toJson(const ObjectReport &r) {
     for (size_t c = 0; c < f.calls.size(); ++c)
       out += fmt::format("{}{{\"offset\": {}, \"target\": {}, \"internal\": {}}}", c ? ", " : "",
                          f.calls[c].offset, jsonString(f.calls[c].target), f.calls[c].internal);
-    out += fmt::format("],\n     \"loads\": {}, \"stores\": {},\n     \"loops\": [",
-                       opsJson(f.loads), opsJson(f.stores));
+    out += fmt::format("],\n     \"loads\": {}, \"stores\": {}, \"mix\": {},\n     "
+                       "\"loops\": [",
+                       opsJson(f.loads), opsJson(f.stores), mixJson(f.mix));
     for (size_t l = 0; l < f.loops.size(); ++l) {
       const Loop &loop = f.loops[l];
       out += fmt::format("{}{{\"begin\": {}, \"end\": {}, \"innermost\": {}, \"instructions\": {}, "
-                         "\"loads\": {}, \"stores\": {}}}",
+                         "\"loads\": {}, \"stores\": {}, \"mix\": {}, \"mca_cycles\": {}}}",
                          l ? ",\n       " : "\n       ", loop.begin, loop.end, loop.innermost,
-                         loop.instructions, opsJson(loop.loads), opsJson(loop.stores));
+                         loop.instructions, opsJson(loop.loads), opsJson(loop.stores),
+                         mixJson(loop.mix), loop.mca_cycles);
     }
     out += fmt::format("],\n     \"dense_loops\": {}, \"masked_loops\": {}, "
-                       "\"masked_outside_loops\": {},\n     \"full_packet_body\": {}, "
-                       "\"tail_body\": {}}}",
-                       f.dense_loops, f.masked_loops, f.masked_outside_loops,
+                       "\"scalar_loops\": {}, \"masked_outside_loops\": {},\n     "
+                       "\"full_packet_body\": {}, \"tail_body\": {}}}",
+                       f.dense_loops, f.masked_loops, f.scalar_loops, f.masked_outside_loops,
                        jsonString(f.full_packet_body), jsonString(f.tail_body));
   }
   return out + "\n  ]\n}\n";
@@ -193,11 +218,14 @@ std::string diff(const ObjectReport &a, const ObjectReport &b, const std::string
     diffField(fields, "calls", callsText(fa), callsText(*fb));
     diffField(fields, "loads", opsText(fa.loads), opsText(fb->loads));
     diffField(fields, "stores", opsText(fa.stores), opsText(fb->stores));
+    diffField(fields, "mix", mixText(fa.mix), mixText(fb->mix));
     diffField(fields, "loops", std::to_string(fa.loops.size()), std::to_string(fb->loops.size()));
     diffField(fields, "dense loops", std::to_string(fa.dense_loops),
               std::to_string(fb->dense_loops));
     diffField(fields, "masked loops", std::to_string(fa.masked_loops),
               std::to_string(fb->masked_loops));
+    diffField(fields, "scalar loops", std::to_string(fa.scalar_loops),
+              std::to_string(fb->scalar_loops));
     diffField(fields, "innermost loops", innermostText(fa), innermostText(*fb));
     diffField(fields, "full-packet body", fa.full_packet_body, fb->full_packet_body);
     diffField(fields, "tail body", fa.tail_body, fb->tail_body);

@@ -1,6 +1,7 @@
 // The public entry points of lanejit/inspect.h.
 #include <lanejit/inspect.h>
 
+#include "inspect/mca.h"
 #include "inspect/metrics.h"
 #include "inspect/object_reader.h"
 #include "jit/jit.h"
@@ -11,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 namespace lanejit::inspect {
 namespace {
@@ -53,15 +55,38 @@ ObjectReport inspectObject(std::string_view bytes) {
   return inspectObject(bytes, {});
 }
 
+// Without a CPU to model, no estimate: a guess at the CPU would pass for
+// one (the audit and the bench read objects this way).
 ObjectReport inspectObject(std::string_view bytes, const std::vector<std::string> &functions) {
+  McaTarget none;
+  none.enabled = false;
+  return inspectObject(bytes, functions, none);
+}
+
+ObjectReport inspectObject(std::string_view bytes, const std::vector<std::string> &functions,
+                           const McaTarget &mca) {
   DecodedObject decoded = readObject(bytes);
   ObjectReport report;
   report.format = decoded.format;
   report.kind = decoded.kind;
   report.triple = decoded.triple;
+  report.arch = decoded.arch == Arch::AArch64 ? "aarch64" : "x86-64";
   report.undefined = decoded.undefined;
+  std::optional<McaModel> model;
+  if (mca.enabled) {
+    // An unknown CPU costs the estimates, not the report.
+    try {
+      model.emplace(decoded.triple, mca.cpu, mca.features);
+      report.mca_cpu = mca.cpu.empty() ? "generic" : mca.cpu;
+    } catch (const Error &e) {
+      report.mca_note = e.what();
+    }
+  }
+  std::string problem;
   for (const DecodedFunction *fn : select(decoded, functions))
-    report.functions.push_back(measureFunction(*fn, decoded));
+    report.functions.push_back(measureFunction(*fn, decoded, model ? &*model : nullptr, &problem));
+  if (report.mca_note.empty() && !problem.empty())
+    report.mca_note = "some loops have no estimate: " + problem;
   return report;
 }
 
@@ -69,7 +94,10 @@ ObjectReport inspectKernel(const Kernel &kernel) {
   if (kernel.object().empty())
     throw Error(Error::Kind::Compile, "kernel for '" + kernel.program().name +
                                           "' kept no object (compiled before capture?)");
-  return inspectObject(kernel.object());
+  McaTarget target;
+  target.cpu = kernel.report().cpu;
+  target.features = kernel.report().features;
+  return inspectObject(kernel.object(), {}, target);
 }
 
 std::string disassemble(std::string_view bytes) {

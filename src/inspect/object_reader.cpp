@@ -170,6 +170,7 @@ DecodedInstruction decodeOne(const Disassembler &d, const llvm::MCInst &inst, ui
   out.is_call = desc.isCall();
   out.is_branch = desc.isBranch();
   out.is_return = desc.isReturn();
+  out.falls_through = !desc.isBarrier() && !desc.isReturn();
   uint64_t target = 0;
   if ((out.is_call || out.is_branch) && d.analysis->evaluateBranch(inst, address, size, target))
     out.branch_target = static_cast<int64_t>(target) - static_cast<int64_t>(functionStart);
@@ -273,8 +274,10 @@ DecodedObject readObject(std::string_view bytes) {
   bool linked = elf->getEType() != llvm::ELF::ET_REL;
   llvm::Triple triple = object->makeTriple();
   out.triple = triple.str();
-  if (triple.getArch() != llvm::Triple::x86_64)
-    fail("inspect reads x86-64 objects; this one is " + out.triple);
+  if (triple.getArch() == llvm::Triple::aarch64)
+    out.arch = Arch::AArch64;
+  else if (triple.getArch() != llvm::Triple::x86_64)
+    fail("inspect reads x86-64 and AArch64 (little-endian) objects; this one is " + out.triple);
   Disassembler d(triple);
   // Code in a relocatable object names its targets by relocations; in a
   // linked one they are resolved, and imports go through the PLT or GOT.
@@ -344,6 +347,7 @@ DecodedObject readObject(std::string_view bytes) {
         fn.stack_size = it->second;
     const auto &sectionRelocations = relocations[symbol.section.getIndex()];
     llvm::ArrayRef<uint8_t> code(contents.bytes_begin() + offset, fn.bytes);
+    fn.code.assign(contents.data() + offset, fn.bytes);
     for (uint64_t at = 0; at < fn.bytes;) {
       llvm::MCInst inst;
       uint64_t size = 0;
@@ -353,9 +357,11 @@ DecodedObject readObject(std::string_view bytes) {
         DecodedInstruction bad;
         bad.offset = at;
         bad.size = 1;
-        bad.text = "<undecodable byte>";
+        // AArch64 instructions are 4 bytes, aligned: skip a whole word.
+        bad.size = out.arch == Arch::AArch64 ? 4 : 1;
+        bad.text = out.arch == Arch::AArch64 ? "<undecodable word>" : "<undecodable byte>";
         fn.instructions.push_back(bad);
-        at += 1;
+        at += bad.size;
         continue;
       }
       DecodedInstruction decoded = decodeOne(d, inst, address, size, fn.address);

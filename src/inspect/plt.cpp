@@ -5,6 +5,8 @@
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <optional>
+
 namespace lanejit::inspect {
 namespace {
 
@@ -51,11 +53,33 @@ std::string LinkedCallTargets::gotSlot(uint64_t address) const {
   return it == slots_.end() ? "" : it->second;
 }
 
+std::string LinkedCallTargets::aarch64Entry(llvm::ArrayRef<uint8_t> bytes,
+                                            uint64_t address) const {
+  std::optional<uint64_t> page;
+  for (uint64_t at = 0; at + 4 <= bytes.size() && at < 12; at += 4) {
+    llvm::MCInst inst;
+    uint64_t size = 0;
+    if (d_.decoder->getInstruction(inst, size, bytes.slice(at), address + at, llvm::nulls()) !=
+        llvm::MCDisassembler::Success)
+      return "";
+    llvm::StringRef name = d_.instrInfo->getName(inst.getOpcode());
+    if (name == "ADRP" && inst.getNumOperands() == 2 && inst.getOperand(1).isImm())
+      page = ((address + at) & ~uint64_t{0xfff}) + (inst.getOperand(1).getImm() << 12);
+    else if (name == "LDRXui" && page && inst.getNumOperands() == 3 && inst.getOperand(2).isImm())
+      return gotSlot(*page + static_cast<uint64_t>(inst.getOperand(2).getImm()) * 8);
+    else if (name != "HINT") // bti c
+      return "";
+  }
+  return "";
+}
+
 std::string LinkedCallTargets::pltEntry(uint64_t address) const {
   for (const Section &s : plt_) {
     if (address < s.address || address >= s.address + s.bytes.size())
       continue;
     llvm::ArrayRef<uint8_t> bytes(s.bytes.bytes_begin(), s.bytes.size());
+    if (d_.aarch64)
+      return aarch64Entry(bytes.slice(address - s.address), address);
     // An entry's jmp through its slot comes first, or after an endbr64:
     // a few instructions at most. A direct jmp first (a lazy .plt entry's
     // jump to the resolver) means the address is not an entry start.

@@ -10,6 +10,9 @@
 // entry with the n-th JUMP_SLOT, needs no assumption about entry sizes or
 // the header entry, and also names .plt.got entries and `-fno-plt` calls
 // (`call qword ptr [rip + X]`), which go through a slot directly.
+//
+// AArch64: an entry is "adrp x16, PAGE; ldr x17, [x16, #OFF]; add x16,
+// x16, #OFF; br x17" (after a "bti c" with BTI): the slot is PAGE + OFF.
 #pragma once
 
 #include "inspect/disassembler.h"
@@ -34,6 +37,7 @@ public:
   std::string gotSlot(uint64_t address) const;
 
 private:
+  std::string aarch64Entry(llvm::ArrayRef<uint8_t> bytes, uint64_t address) const;
   struct Section {
     uint64_t address = 0;
     llvm::StringRef bytes;

@@ -28,9 +28,36 @@ bool writesRsp(const std::string &text, const std::string &mnemonic) {
   return text.compare(mnemonic.size(), 5, " rsp,") == 0;
 }
 
+PrologueFrame readAArch64Prologue(const DecodedFunction &fn) {
+  PrologueFrame frame;
+  bool begun = false;
+  for (const DecodedInstruction &inst : fn.instructions) {
+    const std::string &t = inst.text;
+    size_t pre = t.find("[sp, #-");
+    if (inst.may_store && pre != std::string::npos && t.ends_with("]!")) {
+      frame.bytes += std::strtoll(t.c_str() + pre + 7, nullptr, 0);
+      begun = true;
+    } else if (startsWith(t, "sub sp, sp, ")) {
+      if (t.compare(12, 1, "#") != 0)
+        return PrologueFrame{-1, 0};
+      char *end = nullptr;
+      int64_t n = std::strtoll(t.c_str() + 13, &end, 0);
+      if (std::string(end) == ", lsl #12")
+        n *= 4096;
+      frame.bytes += n;
+      begun = true;
+    } else if (inst.is_call || inst.is_return || (inst.is_branch && begun)) {
+      return frame;
+    }
+  }
+  return frame;
+}
+
 } // namespace
 
-PrologueFrame readPrologue(const DecodedFunction &fn) {
+PrologueFrame readPrologue(const DecodedFunction &fn, Arch arch) {
+  if (arch == Arch::AArch64)
+    return readAArch64Prologue(fn);
   PrologueFrame frame;
   bool begun = false;
   for (const DecodedInstruction &inst : fn.instructions) {

@@ -11,6 +11,11 @@
 // begun. "and rsp, -A" realigns the frame: its padding (0 to A - 8 bytes)
 // depends on the caller's rsp, so it is reported as the alignment, not
 // counted.
+//
+// AArch64: every pre-indexed store to sp ("stp x29, x30, [sp, #-32]!") adds
+// its decrement, and "sub sp, sp, #N" (", lsl #12": N * 4096) adds N;
+// "sub sp, sp, xN" (alloca, a probed frame) makes it unknown. It ends at a
+// call, a branch once begun, or a return.
 #pragma once
 
 #include "inspect/object_reader.h"
@@ -24,6 +29,6 @@ struct PrologueFrame {
   int64_t alignment = 0; // A of "and rsp, -A"; 0 when not realigned
 };
 
-PrologueFrame readPrologue(const DecodedFunction &fn);
+PrologueFrame readPrologue(const DecodedFunction &fn, Arch arch = Arch::X86_64);
 
 } // namespace lanejit::inspect

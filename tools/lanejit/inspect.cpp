@@ -27,6 +27,21 @@ bool isObjectPath(const std::string &path) {
          path.find_first_not_of("0123456789.", so + 4) == std::string::npos;
 }
 
+// What llvm-mca models: the CPU the kernel was compiled for; for an object
+// file (which records no CPU) --target-cpu, else the architecture's generic
+// model, named as such in the report.
+inspect::McaTarget mcaTarget(const std::string &cpu, const std::string &features) {
+  inspect::McaTarget t;
+  t.cpu = cpu;
+  t.features = features;
+  return t;
+}
+
+inspect::ObjectReport inspectCompiled(const Kernel &kernel, const InspectArgs &args) {
+  const CompileReport &s = kernel.report();
+  return inspect::inspectObject(kernel.object(), args.functions, mcaTarget(s.cpu, s.features));
+}
+
 // An object file given directly.
 void inspectObjectFile(const InspectArgs &args) {
   if (!args.diff.empty())
@@ -36,7 +51,11 @@ void inspectObjectFile(const InspectArgs &args) {
     fmt::print("{}", inspect::disassemble(bytes, args.functions));
     return;
   }
-  inspect::ObjectReport report = inspect::inspectObject(bytes, args.functions);
+  inspect::ObjectReport report = inspect::inspectObject(
+      bytes, args.functions,
+      mcaTarget(args.options.target_cpu, args.options.target_cpu.empty()
+                                             ? std::string()
+                                             : args.options.target_features));
   fmt::print("{}", args.json ? inspect::toJson(report) : inspect::toText(report));
 }
 
@@ -53,9 +72,7 @@ void inspectCommand(const InspectArgs &args) {
     fmt::print("{}", inspect::disassemble(kernel.object(), args.functions));
     return;
   }
-  inspect::ObjectReport report = args.functions.empty()
-                                     ? inspect::inspectKernel(kernel)
-                                     : inspect::inspectObject(kernel.object(), args.functions);
+  inspect::ObjectReport report = inspectCompiled(kernel, args);
   if (args.diff.empty() && args.json) {
     fmt::print("{}", inspect::toJson(report));
     return;
@@ -72,9 +89,7 @@ void inspectCommand(const InspectArgs &args) {
     badSwitch(
         "give the second setting's switches, e.g. --diff=\"--disable SPECIALIZE_FULL_PACKETS\"");
   Kernel second = compile(program, applySwitches(args.options, args.diff));
-  inspect::ObjectReport other = args.functions.empty()
-                                    ? inspect::inspectKernel(second)
-                                    : inspect::inspectObject(second.object(), args.functions);
+  inspect::ObjectReport other = inspectCompiled(second, args);
   if (args.json) {
     fmt::print("{{\"before\": {},\"after\": {}}}\n", inspect::toJson(report),
                inspect::toJson(other));

@@ -156,6 +156,31 @@ TEST_F(InspectCli, SharedObjectFunctions) {
   expectError("inspect " + so + " --function nosuch", "no function 'nosuch' in the object");
 }
 
+TEST_F(InspectCli, AArch64KernelReport) {
+  Result r = run("inspect --target aarch64-linux-gnu --target-cpu apple-m1 lib:rmsnorm");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char *line : {"cpu apple-m1", "object: elf64-littleaarch64", "imports: none",
+                           "llvm-mca: cpu apple-m1, cycles per iteration of each innermost loop",
+                           "widest vector memory operand 128 bits", "(stack-sizes section)",
+                           "0 masked, 0 scalar)", "full-packet body: inlined: ",
+                           "tail body:        inlined: "})
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+  EXPECT_NE(r.out.find("single-lane memory ops outside the packet loops"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(" cycles/iteration"), std::string::npos) << r.out;
+  Result json = run("inspect --target aarch64-linux-gnu --target-cpu apple-m1 lib:rope --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(json.out.find("\"arch\": \"aarch64\""), std::string::npos) << json.out;
+  Result disasm =
+      run("inspect --target aarch64-linux-gnu --target-cpu apple-m1 lib:rope --disasm");
+  ASSERT_EQ(disasm.exit_code, 0) << disasm.err;
+  EXPECT_NE(disasm.out.find("ldp q"), std::string::npos) << disasm.out;
+  // The x86 report carries the estimates too.
+  Result x86 = run("inspect lib:rmsnorm");
+  ASSERT_EQ(x86.exit_code, 0) << x86.err;
+  EXPECT_NE(x86.out.find("llvm-mca: cpu x86-64-v4"), std::string::npos) << x86.out;
+}
+
 TEST_F(InspectCli, FunctionFilterOnAProgram) {
   Result r = run("inspect lib:rope --lanes 16 --function lanejit_rope_0");
   ASSERT_EQ(r.exit_code, 0) << r.err;

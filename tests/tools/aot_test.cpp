@@ -382,6 +382,68 @@ TEST_F(Aot, CommandWritesAnObjectThatLinks) {
       << slurp(path("out"));
 }
 
+// An aarch64 C compiler for the cross headers' syntax check, or "".
+std::string aarch64Cc() {
+  return shell("command -v aarch64-linux-gnu-gcc >/dev/null 2>&1") == 0 ? "aarch64-linux-gnu-gcc"
+                                                                        : "";
+}
+
+TEST_F(Aot, CommandWritesAArch64ObjectsAndHeadersForEveryLibraryKernel) {
+  std::string cc = aarch64Cc();
+  for (const library::Entry &e : library::all()) {
+    SCOPED_TRACE(e.name);
+    std::string object = path(e.name + ".o"), header = path(e.name + ".h");
+    std::string command = std::string("'") + LANEJIT_CLI_PATH + "' aot lib:" + e.name +
+                          " --target aarch64-linux-gnu --target-cpu apple-m1 -o '" + object +
+                          "' --header '" + header + "' >'" + path("out") + "' 2>&1";
+    ASSERT_EQ(shell(command), 0) << slurp(path("out"));
+    EXPECT_NE(slurp(path("out")).find("imports: none"), std::string::npos) << slurp(path("out"));
+    std::string bytes = slurp(object);
+    // ELF64, little-endian, e_machine EM_AARCH64 (183).
+    ASSERT_GT(bytes.size(), 20u);
+    EXPECT_EQ(bytes.compare(0, 4, "\x7f" "ELF"), 0);
+    EXPECT_EQ(static_cast<unsigned char>(bytes[18]), 183u);
+    std::string text = slurp(header);
+    EXPECT_NE(text.find("Compiled for CPU apple-m1"), std::string::npos) << text;
+    EXPECT_NE(text.find("+neon"), std::string::npos) << text;
+    if (cc.empty())
+      continue;
+    // Valid C for an AArch64 caller, the launch ABI's static asserts held
+    // under AAPCS64's LP64 layout.
+    // The entry's type and the workspace function as a caller uses them.
+    std::ofstream(path("use.c"))
+        << "#include \"" << header << "\"\n"
+        << "int main(void) {\n  void (*entry)(const lanejit_launch_args *, int64_t, int64_t) = "
+        << "lanejit_" << e.name << "_entry;\n  (void)entry;\n  return lanejit_" << e.name
+        << "_workspace_floats(4096) < 0;\n}\n";
+    std::string check = cc + " -std=c11 -Wall -Werror -fsyntax-only '" + path("use.c") + "' >'" +
+                        path("cc.log") + "' 2>&1";
+    EXPECT_EQ(shell(check), 0) << slurp(path("cc.log"));
+  }
+  if (cc.empty())
+    GTEST_SKIP() << "aarch64-linux-gnu-gcc not installed: the headers' C syntax was not checked "
+                    "(scripts/install-deps installs it)";
+}
+
+TEST_F(Aot, AArch64ObjectInspectsAsNeonWithNoScalarLoop) {
+  std::string object = path("r.o");
+  std::string command = std::string("'") + LANEJIT_CLI_PATH +
+                        "' aot lib:rmsnorm --target aarch64-linux-gnu --target-cpu apple-m1 -o '" +
+                        object + "' >'" + path("out") + "' 2>&1";
+  ASSERT_EQ(shell(command), 0) << slurp(path("out"));
+  std::string inspect = std::string("'") + LANEJIT_CLI_PATH + "' inspect '" + object +
+                        "' --target-cpu apple-m1 >'" + path("out") + "' 2>&1";
+  ASSERT_EQ(shell(inspect), 0) << slurp(path("out"));
+  std::string out = slurp(path("out"));
+  EXPECT_NE(out.find("object: elf64-littleaarch64"), std::string::npos) << out;
+  EXPECT_NE(out.find("llvm-mca: cpu apple-m1"), std::string::npos) << out;
+  EXPECT_TRUE(
+      std::regex_search(out, std::regex("innermost: [1-9][0-9]* dense, 0 masked, 0 scalar")))
+      << out;
+  EXPECT_TRUE(std::regex_search(out, std::regex("llvm-mca [0-9]+\\.[0-9]+ cycles/iteration")))
+      << out;
+}
+
 TEST_F(Aot, CommandErrorsAreOneLine) {
   std::ofstream(path("bad.lj")) << "program broken(\n";
   for (const std::string &args :

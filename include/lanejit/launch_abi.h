@@ -38,8 +38,9 @@ typedef struct lanejit_launch_args {
 /* Alignment of the workspace, in bytes. */
 #define LANEJIT_WORKSPACE_ALIGN_BYTES 64
 
-/* The layout is the x86-64 SysV one and is part of the ABI: changing it
- * must be deliberate (codegen follows offsetof, old AOT objects do not). */
+/* The layout is the LP64 one (x86-64 SysV and AArch64 AAPCS64 agree) and
+ * is part of the ABI: changing it must be deliberate (codegen follows
+ * offsetof, old AOT objects do not). */
 #ifdef __cplusplus
 #define LANEJIT_ABI_ASSERT(cond, message) static_assert(cond, message)
 #else

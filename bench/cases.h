@@ -26,8 +26,9 @@ std::string caseType(const CaseSpec &spec);
 // seed shape (RoPE 17x66 and 1024x4098, the others 17x65 and 1024x4097).
 std::vector<CaseSpec> seedCases();
 // The main job's cases (`lanejit bench` without a case): the seed's, the six
-// operators at the large shape in bf16, and RMSNorm -> int8 (rmsnorm_q8) at
-// 1024x4097 and the decode shape 1x4096.
+// operators at the large shape in bf16, RMSNorm -> int8 per row (rmsnorm_q8)
+// at 1024x4097 and the decode shape 1x4096, and per block of 32
+// (rmsnorm_q8_0) at 1024x4096.
 std::vector<CaseSpec> defaultCases();
 // `lanejit bench --cases decode`: decode-time shapes, few long rows (RMSNorm
 // 1x1048576 and 1x4096, LayerNorm 4x262144, SwiGLU and GELU + residual

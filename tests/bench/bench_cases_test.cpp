@@ -30,7 +30,7 @@ TEST(BenchCases, DefaultsAreTheSeedCasesThenBf16ThenInt8) {
   // The main job prints the bf16 and the int8 rows beside the seed's.
   std::vector<CaseSpec> cases = defaultCases();
   std::vector<CaseSpec> seed = seedCases();
-  ASSERT_EQ(cases.size(), seed.size() + 6 + 2);
+  ASSERT_EQ(cases.size(), seed.size() + 6 + 3);
   for (size_t i = 0; i < seed.size(); ++i)
     EXPECT_EQ(cases[i].id, seed[i].id);
   EXPECT_EQ(cases[12].id, "rope-bf16-1024x4098");
@@ -39,6 +39,7 @@ TEST(BenchCases, DefaultsAreTheSeedCasesThenBf16ThenInt8) {
     EXPECT_EQ(caseType(cases[i]), "bf16") << cases[i].id;
   EXPECT_EQ(cases[18].id, "rmsnorm_q8-1024x4097");
   EXPECT_EQ(cases[19].id, "rmsnorm_q8-1x4096");
+  EXPECT_EQ(cases[20].id, "rmsnorm_q8_0-1024x4096"); // Q8_0: whole blocks of 32
   for (const CaseSpec &c : cases)
     EXPECT_NO_THROW(validateCase(c)) << c.id;
 }

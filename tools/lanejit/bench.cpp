@@ -119,8 +119,8 @@ std::function<int()> addBenchCommand(CLI::App &app) {
       ->add_option("--cases", args->case_set,
                    "a case set: default (the main job's), decode (few long rows), narrow "
                    "(rows of 8 and 64 columns), bf16 (the large shape in f32, bf16 and f16, "
-                   "decode in bf16) or int8 (rmsnorm_q8 at 1024x4097 and 1x4096, f32 and bf16 "
-                   "inputs)")
+                   "decode in bf16) or int8 (rmsnorm_q8 at 1024x4097 and 1x4096, rmsnorm_q8_0 "
+                   "at 1024x4096 and 1x4096, f32 and bf16 inputs)")
       ->check(CLI::IsMember({"default", "decode", "narrow", "bf16", "int8"}));
   bench
       ->add_option("--threads", args->threads,

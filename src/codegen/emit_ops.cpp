@@ -5,6 +5,7 @@
 #include <lanejit/error.h>
 
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsAArch64.h>
 #include <llvm/IR/IntrinsicsX86.h>
 
 #include <limits>
@@ -31,21 +32,67 @@ Value *asInt(llvm::IRBuilder<> &b, Value *x) {
   return b.CreateBitCast(x, i);
 }
 
+// On AArch64 NEON (math->aarch64_neon), `x` with its NaN lanes replaced
+// by the f32 `nanBits`: facge x, x (|x| >= |x|: all ones unless x is NaN)
+// per q register, and x's bits kept under it: facge + bif. A plain `fcmp
+// uno x, x` becomes `uno x, 0.0` in InstCombine, which AArch64 lowers as
+// two compares and an OR. Null where that does not apply (other targets,
+// scalars).
+Value *replaceNaNOnNeon(llvm::IRBuilder<> &b, Value *x, uint32_t nanBits, const MathTarget *math) {
+  auto *vector = llvm::dyn_cast<llvm::FixedVectorType>(x->getType());
+  if (!math || !math->aarch64_neon || !vector || !vector->getElementType()->isFloatTy() ||
+      vector->getNumElements() % 4 != 0)
+    return nullptr;
+  llvm::Type *i32x4 = llvm::FixedVectorType::get(b.getInt32Ty(), 4);
+  std::vector<Value *> parts;
+  unsigned n = vector->getNumElements();
+  for (unsigned at = 0; at < n; at += 4) {
+    Value *part =
+        n == 4 ? x : b.CreateShuffleVector(x, {int(at), int(at + 1), int(at + 2), int(at + 3)});
+    parts.push_back(b.CreateIntrinsic(llvm::Intrinsic::aarch64_neon_facge,
+                                      {i32x4, part->getType()}, {part, part}));
+  }
+  while (parts.size() > 1) { // concatenated back in lane order
+    std::vector<Value *> joined;
+    for (size_t i = 0; i < parts.size(); i += 2) {
+      unsigned half = llvm::cast<llvm::FixedVectorType>(parts[i]->getType())->getNumElements();
+      std::vector<int> order(2 * half);
+      for (unsigned k = 0; k < 2 * half; ++k)
+        order[k] = int(k);
+      joined.push_back(b.CreateShuffleVector(parts[i], parts[i + 1], order));
+    }
+    parts = joined;
+  }
+  Value *keep = parts[0];
+  Value *bits = asInt(b, x);
+  Value *nan = llvm::ConstantInt::get(bits->getType(), nanBits);
+  Value *merged = b.CreateOr(b.CreateAnd(bits, keep), b.CreateAnd(nan, b.CreateNot(keep)));
+  return b.CreateBitCast(merged, x->getType(), "nan.replaced");
+}
+
 // IEEE 754-2019 maximum/minimum: any NaN gives the canonical quiet NaN, and
 // -0 < +0. Commutative and associative, so a reduction's result does not
 // depend on its order — unlike x86 maxps, which returns its second operand
 // on NaN and on equal zeros.
 Value *emitIeeeMinMax(llvm::IRBuilder<> &b, bool isMax, Value *x, Value *y,
                       const MathTarget *math) {
+  Value *ordered = emitOrderedMinMax(b, isMax, x, y, math);
+  // AArch64's fmax/fmin already give a NaN for any NaN operand: only its
+  // bits need making those of the select below (f32's quiet NaN).
+  if (Value *v = replaceNaNOnNeon(b, ordered, 0x7fc00000u, math))
+    return v;
   Value *unordered = b.CreateFCmpUNO(x, y);
   Value *nan = constLike(x, std::numeric_limits<double>::quiet_NaN());
-  return b.CreateSelect(unordered, nan, emitOrderedMinMax(b, isMax, x, y, math));
+  return b.CreateSelect(unordered, nan, ordered);
 }
 
 } // namespace
 
 Value *emitOrderedMinMax(llvm::IRBuilder<> &b, bool isMax, Value *x, Value *y,
                          const MathTarget *math) {
+  if (math && math->aarch64_neon && x->getType()->getScalarType()->isFloatTy())
+    return b.CreateBinaryIntrinsic(isMax ? llvm::Intrinsic::maximum : llvm::Intrinsic::minimum, x,
+                                   y);
   llvm::Intrinsic::ID range = llvm::Intrinsic::not_intrinsic;
   if (math && math->has_avx512dq)
     range = avx512Form(*math, x->getType(), llvm::Intrinsic::x86_avx512_mask_range_ps_512,
@@ -222,6 +269,8 @@ Value *emitCanonicalNaN(llvm::IRBuilder<> &b, Value *x, const MathTarget *math) 
     fixed->setName("canonical");
     return fixed;
   }
+  if (Value *v = replaceNaNOnNeon(b, x, kCanonicalNaNBits, math))
+    return v;
   Value *nan = llvm::ConstantFP::get(
       t, llvm::APFloat(llvm::APFloat::IEEEsingle(), llvm::APInt(32, kCanonicalNaNBits)));
   return b.CreateSelect(b.CreateFCmpUNO(x, x), nan, x, "canonical");

@@ -22,6 +22,11 @@ struct MathTarget {
   // F16C: f16 loads and stores convert with vcvtph2ps/vcvtps2ph; without it,
   // with integer and f32 operations of the same bits (emit_ops.cpp).
   bool has_f16c = false;
+  // AArch64 NEON: IEEE maximum/minimum as one fmax/fmin (llvm.maximum,
+  // -0 < +0, NaN in gives NaN out) and the NaN test of canonicalisation as
+  // one facge, where the generic forms take about ten and four
+  // instructions (docs/aarch64-estimates.md). The same bits.
+  bool aarch64_neon = false;
 };
 
 struct CodegenTarget {

@@ -24,6 +24,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <cstdio>
 #include <fstream>
@@ -107,6 +108,8 @@ public:
            int threads, uint64_t seed, int64_t pad, const std::vector<int> &aliases = {},
            const std::string &detail = "") {
     check::Case c = check::makeCase(host.program(), shape, check::Fill::Random, seed, pad);
+    if (special_)
+      plantSpecialValues(c, seed);
     batch_.add(label, arm, c, threads, aliases);
     std::vector<BufferRef> ins = c.inputRefs(), outs = c.outputRefs();
     Expected e{label, detail, {}};
@@ -123,6 +126,11 @@ public:
                               : c.outputs[o]);
     expected_.push_back(std::move(e));
   }
+
+  // Later calls' float inputs get NaNs (quiet, signalling, either sign,
+  // with payloads), infinities, signed zeros, subnormals and the largest
+  // finite values among their random ones.
+  void withSpecialValues(bool on) { special_ = on; }
 
   // Runs the batch under qemu and compares; prints the first mismatches
   // and a summary line.
@@ -153,6 +161,26 @@ public:
   }
 
 private:
+  static void plantSpecialValues(check::Case &c, uint64_t seed) {
+    static const uint32_t kBits[] = {0x7fc00000, 0x7fc12345, 0xffc00001, 0x7f800001, 0xff812345,
+                                     0x7f800000, 0xff800000, 0x00000000, 0x80000000, 0x00000001,
+                                     0x807fffff, 0x7f7fffff, 0xff7fffff, 0x00800000};
+    size_t k = seed;
+    for (check::GuardedBuffer &in : c.inputs) {
+      if (in.type() == DType::I8)
+        continue;
+      for (int64_t r = 0; r < in.rows(); ++r)
+        for (int64_t col = 0; col < in.cols(); ++col)
+          if ((r * in.cols() + col + int64_t(seed)) % 5 == 0) {
+            float v;
+            uint32_t bits = kBits[k++ % std::size(kBits)];
+            std::memcpy(&v, &bits, sizeof v);
+            in.set(r, col, v);
+          }
+    }
+  }
+
+  bool special_ = false;
   test::ScratchDir scratch_;
   test::Aarch64Batch batch_;
   std::vector<Expected> expected_;
@@ -263,6 +291,54 @@ INSTANTIATE_TEST_SUITE_P(Library, CrossLibrary, ::testing::ValuesIn([] {
                            return names;
                          }()),
                          [](const auto &info) { return info.param; });
+
+// NaNs of every kind, infinities, signed zeros and subnormals through the
+// operators and through IEEE max/min and NaN canonicalisation, which have
+// AArch64 forms of their own (fmax/fmin, facge): the same bits.
+TEST_F(Cross, SpecialValuesHaveTheSameBitsOnAarch64) {
+  CrossRun run("lanejit_cross_special");
+  run.withSpecialValues(true);
+  std::vector<Program> programs;
+  for (const auto *entries : {&library::all(), &library::quantizing()})
+    for (const library::Entry &e : *entries)
+      programs.push_back(e.make());
+  programs.push_back(parse(R"(program minmax {
+  in x: f32[R, C]
+  in y: f32[R, C]
+  out a: f32[R, C]
+  out b: f32[R, C]
+  %0 = load x[0:C]
+  %1 = load y[0:C]
+  %2 = max %0, %1
+  %3 = min %0, %1
+  %4 = reduce.max %0
+  %5 = reduce.min %1
+  %6 = add %2, %4
+  %7 = sub %3, %5
+  a[0:C] = %6
+  b[0:C] = %7
+})",
+                           "minmax"));
+  size_t variant = 0;
+  for (const Program &program : programs)
+    for (int lanes : {4, 8, 16})
+      for (const char *set : {"defaults", "all off"}) {
+        CompileOptions o = test::targetOptions();
+        o.lanes = lanes;
+        for (const SwitchSet &s : switchSets())
+          if (s.first == set)
+            s.second(o);
+        Kernel host = compile(program, o);
+        Kernel arm = compile(program, forAarch64(o));
+        int64_t cols = program.name.find("q8_0") != std::string::npos ? 64
+                       : program.name == "rope"                       ? 38
+                                                                      : 37;
+        run.add(program.name + " W" + std::to_string(lanes) + " " + set, host, arm, {5, cols},
+                1 + int(variant % 2), variant + 1, 0);
+        ++variant;
+      }
+  run.runAndCompare(tools_, "special values");
+}
 
 // The comparison is not vacuous: an aarch64 kernel of another program
 // (y = 3x where the host computes y = 2x) is caught, with the element named.

@@ -152,8 +152,9 @@ struct CompileOptions {
   // "x86-64-v3", "x86-64-v4", "znver4", ...; aarch64: "apple-m1",
   // "neoverse-v1", ...) whose features and tuning the code is compiled for,
   // the host's never consulted (so the code is the same on any machine);
-  // empty means the host, detected at run time (aarch64: "generic"). Code for a CPU the host is not may only be
-  // inspected or written out (lanejit aot), not run here.
+  // empty means the host, detected at run time (aarch64: "generic"). Code
+  // for a CPU the host is not may only be inspected or written out (lanejit
+  // aot), not run here.
   std::string target_cpu;
   // Target: CPU features as LLVM spells them ("+avx2,-avx512f,..."), applied
   // on top of target_cpu's (or the host's); "-x" also turns off every

@@ -28,9 +28,10 @@ std::string upper(std::string s) {
 }
 
 // compile()'s keywords: lanes, opt_level, block_rows, threads, target_triple,
-// target_cpu, target_features, disabled_passes, and every boolean switch by its docs/switches.md name in
-// either case (fuse_outputs=False, FUSE_OUTPUTS=False) or by its
-// CompileOptions field name (specialize_full_packets).
+// target_cpu, target_features, disabled_passes, and every boolean switch by
+// its docs/switches.md name in either case (fuse_outputs=False,
+// FUSE_OUTPUTS=False) or by its CompileOptions field name
+// (specialize_full_packets).
 CompileOptions optionsFrom(const py::kwargs &kwargs) {
   CompileOptions o = CompileOptions::fromEnvironment();
   for (auto [key, value] : kwargs) {

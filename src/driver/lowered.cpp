@@ -24,7 +24,8 @@ void checkOptions(const CompileOptions &o) {
 } // namespace
 
 Lowered lowerProgram(const Program &program, const CompileOptions &options) {
-  backend::Target target = backend::resolveTarget(options.target_triple, options.target_cpu, options.target_features);
+  backend::Target target =
+      backend::resolveTarget(options.target_triple, options.target_cpu, options.target_features);
   checkOptions(options);
   verifyOrThrow(program);
   if (program.inputs.size() + program.outputs.size() > kMaxBuffers)

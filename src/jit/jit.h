@@ -45,9 +45,9 @@ struct LinkedCode {
 
 // Optimises and compiles `module` (which must define `entry`) for its
 // target triple (the host's when it has none), loads it and returns its
-// address; code for another architecture is not loaded (entry 0). With `object`, also returns a copy of the
-// relocatable object loaded (what `lanejit inspect` reads and `lanejit aot`
-// writes).
+// address; code for another architecture is not loaded (entry 0). With
+// `object`, also returns a copy of the relocatable object (what `lanejit
+// inspect` reads and `lanejit aot` writes).
 LinkedCode addModuleAndLookup(std::unique_ptr<llvm::Module> module,
                               std::unique_ptr<llvm::LLVMContext> context, const std::string &entry,
                               const OptimizerSettings &settings, std::string *object = nullptr);

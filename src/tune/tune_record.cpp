@@ -132,7 +132,8 @@ bool writeTuneRecord(const std::string &path, const TuneRecordFile &record) {
 }
 
 TuneIdentity tuneIdentity(const CompileOptions &options) {
-  backend::Target target = backend::resolveTarget(options.target_triple, options.target_cpu, options.target_features);
+  backend::Target target =
+      backend::resolveTarget(options.target_triple, options.target_cpu, options.target_features);
   return {persistent::buildIdentity(), target.codegen.cpu, target.codegen.features};
 }
 

@@ -70,7 +70,9 @@ std::shared_ptr<Kernel::Impl> pinnedImpl(const Program &program, const CompileOp
 }
 
 int maxLanes(const CompileOptions &options) {
-  return backend::resolveTarget(options.target_triple, options.target_cpu, options.target_features).max_lanes;
+  return backend::resolveTarget(options.target_triple, options.target_cpu,
+                                options.target_features)
+      .max_lanes;
 }
 
 } // namespace tuning

@@ -110,35 +110,32 @@ TEST(InductorPeer, ItsTwoThreadKernelsMatchTheOracle) {
   EXPECT_TRUE(matchesOracle(*two, "layernorm", {129, 768}));
 }
 
-TEST(InductorPeer, RmsnormQ8MatchesTheOracleWithF32AndBf16Inputs) {
-  std::string why;
-  std::unique_ptr<Peer> peer = inductorOrSkipReason(why);
-  if (!peer)
-    GTEST_SKIP() << why;
-  // Before: its two outputs (q int8, scale f32 [R, 1]) at a tail-heavy and
-  // the seed's small shape, all built in one child process.
-  const Shape shapes[] = {{3, 33}, {17, 65}};
+// A quantizing operator's two outputs (q int8 and its scales) at `shapes`,
+// with f32 and bf16 inputs, all built in one child process.
+void expectQuantizingMatchesTheOracle(Peer &peer, const std::string &op, Program (*make)(),
+                                      std::initializer_list<Shape> shapes) {
   RunPlan plan;
   for (const char *type : {"f32", "bf16"})
     for (Shape s : shapes)
-      plan.cases.push_back({"rmsnorm_q8", s.rows, s.cols, type});
-  peer->anticipate(plan);
+      plan.cases.push_back({op, s.rows, s.cols, type});
+  peer.anticipate(plan);
   for (const RunPlan::Case &pc : plan.cases) {
-    std::string where = "rmsnorm_q8 " + pc.dtype + " " + std::to_string(pc.rows) + "x" +
+    std::string where = op + " " + pc.dtype + " " + std::to_string(pc.rows) + "x" +
                         std::to_string(pc.cols) + ": ";
-    Program program = library::rmsNormQ8();
+    Program program = make();
     if (pc.dtype == "bf16") {
       program = withStorage(program, DType::BF16);
-      program.outputs = library::rmsNormQ8().outputs;
+      program.outputs = make().outputs;
     }
     check::Case c =
         check::makeCase(program, {pc.rows, pc.cols}, check::Fill::Random, /*seed=*/7);
-    std::unique_ptr<PreparedPeer> prepared = peer->prepare(buffersOf("rmsnorm_q8", c));
-    // Action: -128 (no quantized value) in q, NaN in scale, then a call.
+    std::unique_ptr<PreparedPeer> prepared = peer.prepare(buffersOf(op, c));
+    // Action: -128 (no quantized value) in q, NaN in the scales, then a call.
     std::memset(c.outputs[0].raw(), 0x80, static_cast<size_t>(c.outputs[0].bytes()));
     c.outputs[1].fill(std::nanf(""));
     prepared->call();
-    // Expected: q within one step, scale at 5e-5, guards intact.
+    // Expected: q within one step, the scales at lanejit's tolerance (an f16
+    // scale within one f16 step, no peer allowance), guards intact.
     check::Comparison cmp = check::compareWithReference(c);
     EXPECT_TRUE(cmp.ok()) << where << cmp.failures << " wrong, " << cmp.first_failure;
     for (const check::GuardedBuffer &out : c.outputs)
@@ -147,42 +144,23 @@ TEST(InductorPeer, RmsnormQ8MatchesTheOracleWithF32AndBf16Inputs) {
   }
 }
 
+TEST(InductorPeer, RmsnormQ8MatchesTheOracleWithF32AndBf16Inputs) {
+  std::string why;
+  std::unique_ptr<Peer> peer = inductorOrSkipReason(why);
+  if (!peer)
+    GTEST_SKIP() << why;
+  // q int8, scale f32 [R, 1]: at a tail-heavy and the seed's small shape.
+  expectQuantizingMatchesTheOracle(*peer, "rmsnorm_q8", &library::rmsNormQ8, {{3, 33}, {17, 65}});
+}
+
 TEST(InductorPeer, RmsnormQ8_0MatchesTheOracleWithF32AndBf16Inputs) {
   std::string why;
   std::unique_ptr<Peer> peer = inductorOrSkipReason(why);
   if (!peer)
     GTEST_SKIP() << why;
-  // Before: its two outputs (q int8, scale f16 [R, C/32]) at one block and
-  // at two rows of blocks, all built in one child process.
-  const Shape shapes[] = {{3, 32}, {17, 64}};
-  RunPlan plan;
-  for (const char *type : {"f32", "bf16"})
-    for (Shape s : shapes)
-      plan.cases.push_back({"rmsnorm_q8_0", s.rows, s.cols, type});
-  peer->anticipate(plan);
-  for (const RunPlan::Case &pc : plan.cases) {
-    std::string where = "rmsnorm_q8_0 " + pc.dtype + " " + std::to_string(pc.rows) + "x" +
-                        std::to_string(pc.cols) + ": ";
-    Program program = library::rmsNormQ8_0();
-    if (pc.dtype == "bf16") {
-      program = withStorage(program, DType::BF16);
-      program.outputs = library::rmsNormQ8_0().outputs;
-    }
-    check::Case c =
-        check::makeCase(program, {pc.rows, pc.cols}, check::Fill::Random, /*seed=*/7);
-    std::unique_ptr<PreparedPeer> prepared = peer->prepare(buffersOf("rmsnorm_q8_0", c));
-    // Action: -128 in q, NaN in the f16 scale, then a call.
-    std::memset(c.outputs[0].raw(), 0x80, static_cast<size_t>(c.outputs[0].bytes()));
-    c.outputs[1].fill(std::nanf(""));
-    prepared->call();
-    // Expected: q within one step, the scale within lanejit's tolerance and
-    // one f16 step (no peer allowance), guards intact.
-    check::Comparison cmp = check::compareWithReference(c);
-    EXPECT_TRUE(cmp.ok()) << where << cmp.failures << " wrong, " << cmp.first_failure;
-    for (const check::GuardedBuffer &out : c.outputs)
-      EXPECT_TRUE(out.guardsIntact()) << where;
-    EXPECT_NE(prepared->details().find("cpp_fused"), std::string::npos) << where;
-  }
+  // q int8, scale f16 [R, C/32]: at one block and at two rows of blocks.
+  expectQuantizingMatchesTheOracle(*peer, "rmsnorm_q8_0", &library::rmsNormQ8_0,
+                                   {{3, 32}, {17, 64}});
 }
 
 TEST(InductorPeer, APeerThatCannotBuildIsSkippedNotAFailedRun) {

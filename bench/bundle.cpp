@@ -76,6 +76,54 @@ ordered_json visitJson(const VisitRecord &v) {
           {"value_s", v.timing.value_s}, {"checks", checks},      {"status", v.status}};
 }
 
+ordered_json streamJson(const StreamRecord &s) {
+  return {{"bytes_per_pass", s.bytes_per_pass}, {"passes", s.passes}, {"seconds", s.seconds}};
+}
+
+// summary.floor (docs/bench-bundle.md): both parts with their raw numbers,
+// so the audit re-derives the floor and the ratio.
+ordered_json floorJson(const FloorRecord &f) {
+  ordered_json memory = ordered_json::object();
+  if (!f.memory_unavailable.empty())
+    memory["unavailable"] = f.memory_unavailable;
+  else
+    memory = {{"bytes", f.bytes},
+              {"copy_bytes_per_s", f.copy_bytes_per_s},
+              {"triad_bytes_per_s", f.triad_bytes_per_s},
+              {"copy_samples", streamJson(f.copy)},
+              {"triad_samples", streamJson(f.triad)},
+              {"seconds", f.memory_s}};
+  const ComputeFloorRecord &c = f.compute;
+  ordered_json compute = ordered_json::object();
+  if (!c.unavailable.empty())
+    compute["unavailable"] = c.unavailable;
+  ordered_json stepped = ordered_json::array();
+  for (const SteppedCallRecord &s : c.stepped)
+    stepped.push_back({{"cols", s.cols},
+                       {"rows", s.rows},
+                       {"instructions", s.instructions},
+                       {"vector", s.vector}});
+  ordered_json clock = ordered_json::array();
+  for (const ClockSample &s : c.clock)
+    clock.push_back({{"cycles", s.cycles}, {"seconds", s.seconds}});
+  if (c.unavailable.empty() || !c.stepped.empty()) {
+    compute["method"] = c.method;
+    compute["row_group"] = c.row_group;
+    compute["stepped"] = stepped;
+  }
+  if (c.unavailable.empty()) {
+    compute["instructions_per_call"] = c.instructions;
+    compute["vector_per_call"] = c.vector;
+    compute["issue_width"] = c.issue_width;
+    compute["issue_width_source"] = c.issue_width_source;
+    compute["clock_samples"] = clock;
+    compute["clock_hz"] = c.clock_hz;
+    compute["seconds"] = c.seconds;
+  }
+  return {{"memory", memory},   {"compute", compute}, {"floor_s", f.floor_s},
+          {"bound", f.bound}, {"ratio", f.ratio}};
+}
+
 ordered_json summaryJson(const CaseRecord &c) {
   ordered_json times = ordered_json::object();
   for (const auto &[name, time] : c.time_s)
@@ -101,12 +149,11 @@ ordered_json summaryJson(const CaseRecord &c) {
                      {"triad_bytes_per_s", c.roofline->triad_bytes_per_s},
                      {"min_time_s", c.roofline->min_time_s},
                      {"ratio", c.roofline->ratio}};
-    for (auto [name, stream] : {std::pair{"copy_samples", &c.roofline->copy},
-                                std::pair{"triad_samples", &c.roofline->triad}})
-      j["roofline"][name] = {{"bytes_per_pass", stream->bytes_per_pass},
-                             {"passes", stream->passes},
-                             {"seconds", stream->seconds}};
+    j["roofline"]["copy_samples"] = streamJson(c.roofline->copy);
+    j["roofline"]["triad_samples"] = streamJson(c.roofline->triad);
   }
+  if (c.floor)
+    j["floor"] = floorJson(*c.floor);
   return j;
 }
 

@@ -1,6 +1,7 @@
 // Running one case (bench/case_runner.h).
 #include "case_runner.h"
 
+#include "floor.h"
 #include "io/staged_files.h"
 #include "machine_code.h"
 #include "npy.h"
@@ -199,32 +200,52 @@ void checkBitIdentity(CaseRecord &record, const std::map<std::string, std::strin
   }
 }
 
-// Large library cases only, against the first (default lanejit) variant.
-void addRoofline(CaseRecord &record, const CaseContext &context) {
-  if (record.op.empty() || record.rows * record.cols < (int64_t{1} << 20) ||
-      record.variants.front().kind != "lanejit" || record.time_s.empty() ||
+StreamRecord streamRecord(const StreamSamples &s) {
+  return StreamRecord{s.bytes_per_pass, s.passes, s.seconds};
+}
+
+// The roofline (large library cases only) and the floor (every case),
+// against the first (default lanejit) variant; one bandwidth measurement
+// at the case's footprint serves both.
+void addFloorAndRoofline(CaseRecord &record, const CaseContext &context,
+                         const BoundVariant &first, check::Case &c) {
+  if (record.variants.front().kind != "lanejit" || !first.kernel || record.time_s.empty() ||
       record.time_s.front().first != record.variants.front().name)
     return;
+  const double time_s = record.time_s.front().second;
+  FloorRecord floor;
   // The element size of the case's type; rmsnorm_q8's outputs are i8 and
   // f32 whatever it is (rmsnorm_q8_0's i8 and f16), and bytesMoved counts
   // them so.
-  int64_t bytes = bytesMoved(record.op, record.rows, record.cols,
-                             record.dtype == "f32" ? 4 : 2);
-  if (bytes <= 0)
-    return;
-  Bandwidth bw = measureBandwidth(bytes, context.bandwidth_budget_s);
-  if (!(bw.copy_bytes_per_s > 0))
-    return;
-  auto stream = [](const StreamSamples &s) {
-    return StreamRecord{s.bytes_per_pass, s.passes, s.seconds};
-  };
-  RooflineRecord roof{bytes, bw.copy_bytes_per_s, bw.triad_bytes_per_s, 0,
-                      0,     stream(bw.copy),     stream(bw.triad)};
-  // The floor: the bytes at the faster of the two measured streams.
-  roof.min_time_s =
-      static_cast<double>(bytes) / std::max(bw.copy_bytes_per_s, bw.triad_bytes_per_s);
-  roof.ratio = record.time_s.front().second / roof.min_time_s;
-  record.roofline = roof;
+  int64_t bytes = record.op.empty() ? 0
+                                    : bytesMoved(record.op, record.rows, record.cols,
+                                                 record.dtype == "f32" ? 4 : 2);
+  Bandwidth bw;
+  if (bytes > 0)
+    bw = measureBandwidth(bytes, context.bandwidth_budget_s);
+  if (record.op.empty())
+    floor.memory_unavailable = "not a library operator: no byte count";
+  else if (!(bw.copy_bytes_per_s > 0))
+    floor.memory_unavailable = "no bandwidth measured";
+  if (floor.memory_unavailable.empty()) {
+    floor.bytes = bytes;
+    floor.copy_bytes_per_s = bw.copy_bytes_per_s;
+    floor.triad_bytes_per_s = bw.triad_bytes_per_s;
+    floor.copy = streamRecord(bw.copy);
+    floor.triad = streamRecord(bw.triad);
+    // The bytes at the faster of the two measured streams.
+    floor.memory_s =
+        static_cast<double>(bytes) / std::max(bw.copy_bytes_per_s, bw.triad_bytes_per_s);
+    if (record.rows * record.cols >= (int64_t{1} << 20))
+      record.roofline = RooflineRecord{bytes,           bw.copy_bytes_per_s, bw.triad_bytes_per_s,
+                                       floor.memory_s,  time_s / floor.memory_s,
+                                       floor.copy,      floor.triad};
+  }
+  floor.compute = context.floor_steps > 0
+                      ? measureComputeFloor(*first.kernel, c, context.floor_steps)
+                      : ComputeFloorRecord{"not measured (no step budget)"};
+  completeFloor(floor, time_s);
+  record.floor = floor;
 }
 
 } // namespace
@@ -289,7 +310,7 @@ CaseRecord runCase(const CaseSpec &spec, const CaseContext &context) {
   record.machine_code = readMachineCode(spec.id, variants, context.bundle_dir);
   checkBitIdentity(record, first_sha);
   summarize(record);
-  addRoofline(record, context);
+  addFloorAndRoofline(record, context, variants.front(), c);
   return record;
 }
 

@@ -1,6 +1,6 @@
 // bench/case_runner.h — one case, start to finish: buffers and oracle, the
 // variants bound, every round visited and checked, the bundle's program,
-// input and output files written, the summary and the roofline.
+// input and output files written, the summary, the roofline and the floor.
 #pragma once
 
 #include "cases.h"
@@ -30,6 +30,9 @@ struct CaseContext {
   std::vector<std::string> only; // variant names to keep; empty = all
   std::filesystem::path bundle_dir;
   double bandwidth_budget_s = 0.2;
+  // Single steps the floor's compute part may take per case (bench/floor.h);
+  // 0 leaves the compute part out.
+  int64_t floor_steps = 300'000;
   std::function<void(const VisitProgress &)> progress; // before each visit
 };
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "claims.h"
+#include "core_clock.h"
 #include "protocol.h"
 #include "statistics.h"
 
@@ -76,6 +77,44 @@ struct RooflineRecord {
   StreamRecord copy, triad; // the raw samples, so the audit re-derives the rates
 };
 
+// One single-stepped call of the default entry: rows [0, rows) with
+// args.cols = cols (bench/instruction_count.h).
+struct SteppedCallRecord {
+  int64_t cols = 0, rows = 0;
+  int64_t instructions = 0, vector = 0;
+};
+
+// The floor's compute part (bench/floor.h): executed vector instructions
+// per call over the issue width, at the clock measured in this run.
+struct ComputeFloorRecord {
+  std::string unavailable; // why there is no compute part; "" when there is
+  // How the stepped calls give one call of the case: "whole call", "rows",
+  // "columns" or "rows and columns" (docs/bench.md, "The floor").
+  std::string method;
+  int64_t row_group = 1; // rows per step of the per-row count (W across lanes)
+  std::vector<SteppedCallRecord> stepped;
+  double instructions = 0, vector = 0; // per call of the case, derived
+  int issue_width = 0;
+  std::string issue_width_source;
+  std::vector<ClockSample> clock; // dependent-add samples
+  double clock_hz = 0;            // the fastest sample's
+  double seconds = 0;             // vector / issue_width / clock_hz
+};
+
+// The per-case floor: max(memory part, compute part), both measured in this
+// run on this machine, and lanejit's time over it.
+struct FloorRecord {
+  std::string memory_unavailable; // "" when the memory part is measured
+  int64_t bytes = 0;
+  double copy_bytes_per_s = 0, triad_bytes_per_s = 0;
+  StreamRecord copy, triad;
+  double memory_s = 0; // bytes / max(copy, triad)
+  ComputeFloorRecord compute;
+  double floor_s = 0;
+  std::string bound; // "memory" or "compute": the larger part
+  double ratio = 0;  // time of the first variant / floor_s
+};
+
 // Milliseconds to compile the case's default kernel, each in a fresh process
 // (bench/compile_times.h).
 struct CompileTimesRecord {
@@ -115,6 +154,7 @@ struct CaseRecord {
   std::vector<std::pair<std::string, double>> time_s; // in variant order
   std::vector<RatioRecord> ratios;
   std::optional<RooflineRecord> roofline;
+  std::optional<FloorRecord> floor;
   std::optional<CompileTimesRecord> compile_times;
   // When a peer names its code: the lanejit kernel's and the peer's,
   // function by function (objects/<case>/lanejit.o and the peer's files).

@@ -86,7 +86,41 @@ std::string ratioCell(const CaseRecord &c, const std::string &num, const std::st
   return "–";
 }
 
+// "1.352 (memory)": lanejit's time over the floor, and which part bound it.
+std::string floorCell(const CaseRecord &c) {
+  if (!c.floor || c.floor->bound == "none")
+    return "–";
+  return g4(c.floor->ratio) + " (" + c.floor->bound + ")";
+}
+
 } // namespace
+
+std::string floorTable(const BenchRecord &record) {
+  std::string rows;
+  for (const CaseRecord &c : record.cases) {
+    if (!c.floor)
+      continue;
+    const FloorRecord &f = *c.floor;
+    const ComputeFloorRecord &k = f.compute;
+    bool memory = f.memory_unavailable.empty(), compute = k.unavailable.empty();
+    std::string why = compute ? "" : "compute unavailable: " + k.unavailable;
+    if (!memory)
+      why += (why.empty() ? "" : "; ") + std::string("memory unavailable: ") + f.memory_unavailable;
+    rows += fmt::format(
+        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", c.id,
+        memory ? std::to_string(f.bytes) : "–", memory ? g4(f.memory_s * 1e6) : "–",
+        compute ? g4(k.instructions) : "–", compute ? g4(k.vector) : "–",
+        compute ? fmt::format("{}, {} GHz", k.issue_width, g4(k.clock_hz / 1e9)) : "–",
+        compute ? g4(k.seconds * 1e6) : "–", g4(f.floor_s * 1e6), floorCell(c),
+        why.empty() ? k.method : why);
+  }
+  if (rows.empty())
+    return "";
+  return "| Case | bytes | memory part (µs) | instructions per call | vector per call | "
+         "issue width, clock | compute part (µs) | floor (µs) | time ÷ floor | method |\n"
+         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n" +
+         rows;
+}
 
 std::string seedTable(const BenchRecord &record) {
   std::string rows;
@@ -147,8 +181,8 @@ std::string reportTable(const BenchRecord &record) {
                               [](const CaseRecord &c) { return c.compile_times.has_value(); });
   if (compiles)
     out += " cold compile ms | warm compile ms | cached compile ms |";
-  out += " roofline | checks |\n|---|";
-  for (size_t i = 0; i < variants.size() + ratios.size() + 1 + (compiles ? 3 : 0); ++i)
+  out += " roofline | floor | checks |\n|---|";
+  for (size_t i = 0; i < variants.size() + ratios.size() + 2 + (compiles ? 3 : 0); ++i)
     out += "---:|";
   out += "---|\n";
 
@@ -172,6 +206,7 @@ std::string reportTable(const BenchRecord &record) {
         out += " " + (t ? g4(ms) : std::string("–")) + " |";
     }
     out += " " + (c.roofline ? g4(c.roofline->ratio) : std::string("–")) + " |";
+    out += " " + floorCell(c) + " |";
     int failed = c.failedVisits();
     out += failed ? fmt::format(" FAILED ({} visits) |\n", failed) : std::string(" ok |\n");
   }
@@ -197,8 +232,9 @@ std::string consoleTable(const BenchRecord &record) {
         c.compile_times ? fmt::format("  compile {}/{}/{} ms", g4(c.compile_times->cold_ms),
                                       g4(c.compile_times->warm_ms), g4(c.compile_times->cached_ms))
                         : std::string();
-    out += fmt::format("{:<{}}  {} {}  roofline {}{}  {}\n", c.id, caseWidth, first, time,
-                       c.roofline ? g4(c.roofline->ratio) : std::string("–"), compile,
+    out += fmt::format("{:<{}}  {} {}  roofline {}  floor {}{}  {}\n", c.id, caseWidth, first,
+                       time, c.roofline ? g4(c.roofline->ratio) : std::string("–"),
+                       floorCell(c), compile,
                        failed ? fmt::format("FAILED ({} visits)", failed) : std::string("ok"));
     for (const RatioRecord *r : headlineRatios(c))
       out += fmt::format("{:<{}}    {:<{}}  {}\n", "", caseWidth, consoleLabel(c, *r), peerWidth,
@@ -223,6 +259,10 @@ std::string reportNotes(const BenchRecord &record) {
       "count.\n"
       "roofline = lanejit time / (bytes moved per call / copy bandwidth measured in this run "
       "at the case's footprint); 1 would be the memory-bound floor.\n"
+      "floor = lanejit time / max(memory part: bytes / the faster of copy and triad bandwidth "
+      "at the case's footprint, compute part: executed vector instructions per call / issue "
+      "width / core clock, both measured in this run); (memory) or (compute) names the larger "
+      "part, (memory only) a run where the instructions could not be counted.\n"
       "compile cold/warm/cached ms: the default kernel compiled in a fresh process with an "
       "empty persistent cache (LLVM's start-up included), a second kernel in that process, "
       "and a new process finding it in the persistent cache.\n",
@@ -252,6 +292,11 @@ std::string reportMarkdown(const BenchRecord &record) {
            "what the seed published on an Apple M1 Max against frozen Inductor, not measured "
            "here):\n\n" +
            seed;
+  if (std::string floor = floorTable(record); !floor.empty())
+    out += "\nThe floor (docs/bench.md, \"The floor\"; instructions counted by single-stepping "
+           "the default entry, vector = instructions with a vector or mask register operand):"
+           "\n\n" +
+           floor;
   if (std::string code = machineCodeTable(record); !code.empty())
     out += "\nMachine code side by side (lanejit inspect on the objects in this bundle: "
            "objects/<case>/lanejit.o is the lanejit kernel's object, Kernel::object(), whose "

@@ -28,6 +28,8 @@ std::string seedTable(const BenchRecord &record);
 // bytes, instructions, stack frame, widest vector, calls, innermost loops'
 // instruction counts. "" when no case has any.
 std::string machineCodeTable(const BenchRecord &record);
+// Each case's floor, part by part (bench/floor.h); "" when no case has one.
+std::string floorTable(const BenchRecord &record);
 // What the numbers mean: paired ratios, ranges, the protocol.
 std::string reportNotes(const BenchRecord &record);
 // Title, settings, environment, the table and the notes.

@@ -79,6 +79,7 @@ AuditResult auditBundle(const std::filesystem::path &bundle_dir) {
       std::optional<Program> program = checkCaseData(c, bundle_dir, findings);
       checkClaims(c, program ? &*program : nullptr, cpuFeatures(*bundle), findings);
       checkMachineCode(c, bundle_dir, findings);
+      checkFloor(c, findings);
     }
     checkStatus(*bundle, findings);
     checkReport(*bundle, bundle_dir, findings);

@@ -97,6 +97,8 @@ struct Case {
   std::map<std::string, std::optional<double>> time_s;
   std::vector<Ratio> ratios;
   std::optional<Roofline> roofline;
+  // summary.floor as written (null when absent); check_floor.cpp reads it.
+  nlohmann::json floor;
   // summary.compile_ms: cold, warm, cached (milliseconds), when measured.
   std::map<std::string, std::optional<double>> compile_ms;
   // machine_code as written (null when absent); check_machine_code.cpp reads it.

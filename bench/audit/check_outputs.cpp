@@ -359,19 +359,25 @@ std::optional<std::string> checkVariant(const Case &c, const Variant &v,
 void checkRooflineBytes(const Case &c, const std::vector<npy::Array> &inputs,
                         const std::vector<ReferenceOutput> &refs,
                         const std::vector<Output> &outputs, Findings &findings) {
-  if (!c.roofline || !c.roofline->bytes)
-    return;
   double bytes = 0;
   for (size_t o = 0; o < refs.size() && o < outputs.size(); ++o)
     bytes += static_cast<double>(refs[o].rows * refs[o].cols) *
              static_cast<double>(bytesOf(outputs[o].type));
   for (const npy::Array &a : inputs)
     bytes += static_cast<double>(a.size()) * static_cast<double>(elementBytes(a));
-  double recorded = *c.roofline->bytes;
-  bool ok = c.op == "masked_softmax" ? recorded <= bytes : recorded == bytes;
-  if (!ok)
-    findings.fail(kind::kWrongRoofline, c.where + " summary roofline",
-                  "bytes is " + num(recorded) + " but the inputs and outputs move " + num(bytes));
+  auto check = [&](double recorded, std::string_view failure, const std::string &where) {
+    bool ok = c.op == "masked_softmax" ? recorded <= bytes : recorded == bytes;
+    if (!ok)
+      findings.fail(failure, where,
+                    "bytes is " + num(recorded) + " but the inputs and outputs move " + num(bytes));
+  };
+  if (c.roofline && c.roofline->bytes)
+    check(*c.roofline->bytes, kind::kWrongRoofline, c.where + " summary roofline");
+  // The floor's memory part counts the same bytes (check_floor.cpp checks the rest).
+  const nlohmann::json *memory = c.floor.is_object() && c.floor.contains("memory")
+                                     ? &c.floor["memory"] : nullptr;
+  if (memory && memory->is_object() && memory->value("bytes", nlohmann::json()).is_number())
+    check((*memory)["bytes"].get<double>(), kind::kWrongFloor, c.where + " summary floor memory");
 }
 
 } // namespace

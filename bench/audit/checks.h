@@ -63,6 +63,11 @@ void checkClaims(const Case &c, const Program *program, const std::string &cpu_f
 // instructions, stack frame, widest vector, calls, innermost loops).
 void checkMachineCode(const Case &c, const std::filesystem::path &dir, Findings &findings);
 
+// check_floor.cpp: the floor re-derived from its raw numbers: the memory
+// part from the stream samples, the per-call counts from the stepped calls,
+// the clock from its samples, the larger part, its name and the ratio.
+void checkFloor(const Case &c, Findings &findings);
+
 // report_md.cpp: report.md's numbers for each case equal the summary's at
 // the precision shown.
 void checkReport(const Bundle &bundle, const std::filesystem::path &dir, Findings &findings);

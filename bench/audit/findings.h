@@ -20,6 +20,7 @@ inline constexpr std::string_view kWrongMedian = "wrong median";
 inline constexpr std::string_view kWrongSummary = "wrong summary";
 inline constexpr std::string_view kWrongRatio = "wrong ratio";
 inline constexpr std::string_view kWrongRoofline = "wrong roofline";
+inline constexpr std::string_view kWrongFloor = "wrong floor";
 inline constexpr std::string_view kWrongReport = "wrong report";
 inline constexpr std::string_view kFailedGuard = "failed guard";
 inline constexpr std::string_view kFailedCheck = "failed check";

@@ -189,6 +189,8 @@ void readSummary(const json &value, Case &c, FieldReader &fields) {
   if (const json *compile = fields.optionalMember(*summary, "compile_ms"))
     for (const char *key : {"cold", "warm", "cached"})
       c.compile_ms[key] = fields.number(*compile, key, where + " compile_ms");
+  if (const json *floor = fields.optionalMember(*summary, "floor"))
+    c.floor = *floor;
   if (const json *roof = fields.optionalMember(*summary, "roofline")) {
     std::string roof_where = where + " roofline";
     Roofline r;

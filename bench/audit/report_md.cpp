@@ -106,6 +106,36 @@ int failedVisits(const Case &c) {
   return failed;
 }
 
+// "1.352 (memory)": the floor's ratio and its bound; a dash without one.
+bool showsFloor(const std::string &cell, const Case &c) {
+  const nlohmann::json &f = c.floor;
+  bool has = f.is_object() && f.value("bound", nlohmann::json()).is_string() &&
+             f["bound"] != "none" && f.value("ratio", nlohmann::json()).is_number();
+  if (!has)
+    return cell == kDash;
+  std::string suffix = " (" + f["bound"].get<std::string>() + ")";
+  return cell.size() > suffix.size() && cell.ends_with(suffix) &&
+         shows(cell.substr(0, cell.size() - suffix.size()), f["ratio"].get<double>());
+}
+
+// The floor table's numbers: floor_s in µs and the per-call counts.
+bool showsFloorNumber(const std::string &cell, const Case &c, const std::string &head) {
+  const nlohmann::json &f = c.floor;
+  const nlohmann::json *value = nullptr;
+  double scale = 1;
+  if (f.is_object() && head == "floor (\xC2\xB5s)" && f.contains("floor_s")) {
+    value = &f["floor_s"];
+    scale = 1e6;
+  } else if (f.is_object() && f.value("compute", nlohmann::json()).is_object()) {
+    const char *key = head == "vector per call" ? "vector_per_call" : "instructions_per_call";
+    if (f["compute"].contains(key))
+      value = &f["compute"][key];
+  }
+  if (!value || !value->is_number())
+    return cell == kDash;
+  return shows(cell, value->get<double>() * scale);
+}
+
 const Ratio *findRatio(const Case &c, const std::string &num, const std::string &den) {
   for (const Ratio &r : c.ratios)
     if (r.numerator == num && r.denominator == den)
@@ -157,6 +187,11 @@ void checkRow(const Case &c, const Table &table, bool complete, Findings &findin
       ok = it == c.compile_ms.end() ? cell == kDash : it->second && shows(cell, *it->second);
     } else if (head == "roofline") {
       ok = c.roofline && c.roofline->ratio ? shows(cell, *c.roofline->ratio) : cell == kDash;
+    } else if (head == "floor" || head == "time \xC3\xB7 floor") {
+      ok = showsFloor(cell, c);
+    } else if (head == "floor (\xC2\xB5s)" || head == "vector per call" ||
+               head == "instructions per call") {
+      ok = showsFloorNumber(cell, c, head);
     } else if (head == "checks") {
       int failed = failedVisits(c);
       ok = cell == (failed ? "FAILED (" + std::to_string(failed) + " visits)" : "ok");

@@ -109,6 +109,8 @@ ordered_json floorJson(const FloorRecord &f) {
   if (c.unavailable.empty() || !c.stepped.empty()) {
     compute["method"] = c.method;
     compute["row_group"] = c.row_group;
+    compute["target_rows"] = c.target_rows;
+    compute["target_cols"] = c.target_cols;
     compute["stepped"] = stepped;
   }
   if (c.unavailable.empty()) {
@@ -120,8 +122,8 @@ ordered_json floorJson(const FloorRecord &f) {
     compute["clock_hz"] = c.clock_hz;
     compute["seconds"] = c.seconds;
   }
-  return {{"memory", memory},   {"compute", compute}, {"floor_s", f.floor_s},
-          {"bound", f.bound}, {"ratio", f.ratio}};
+  return {{"memory", memory}, {"compute", compute}, {"floor_s", f.floor_s},
+          {"bound", f.bound},   {"ratio", f.ratio},     {"cost_s", f.cost_s}};
 }
 
 ordered_json summaryJson(const CaseRecord &c) {

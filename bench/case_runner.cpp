@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -213,6 +214,7 @@ void addFloorAndRoofline(CaseRecord &record, const CaseContext &context,
       record.time_s.front().first != record.variants.front().name)
     return;
   const double time_s = record.time_s.front().second;
+  const auto start = std::chrono::steady_clock::now();
   FloorRecord floor;
   // The element size of the case's type; rmsnorm_q8's outputs are i8 and
   // f32 whatever it is (rmsnorm_q8_0's i8 and f16), and bytesMoved counts
@@ -221,8 +223,11 @@ void addFloorAndRoofline(CaseRecord &record, const CaseContext &context,
                                     : bytesMoved(record.op, record.rows, record.cols,
                                                  record.dtype == "f32" ? 4 : 2);
   Bandwidth bw;
+  // A small footprint's rate settles in far fewer passes: a quarter of the
+  // budget keeps the floor of the small cases cheap.
+  bool large = record.rows * record.cols >= (int64_t{1} << 20);
   if (bytes > 0)
-    bw = measureBandwidth(bytes, context.bandwidth_budget_s);
+    bw = measureBandwidth(bytes, context.bandwidth_budget_s * (large ? 1 : 0.25));
   if (record.op.empty())
     floor.memory_unavailable = "not a library operator: no byte count";
   else if (!(bw.copy_bytes_per_s > 0))
@@ -236,7 +241,7 @@ void addFloorAndRoofline(CaseRecord &record, const CaseContext &context,
     // The bytes at the faster of the two measured streams.
     floor.memory_s =
         static_cast<double>(bytes) / std::max(bw.copy_bytes_per_s, bw.triad_bytes_per_s);
-    if (record.rows * record.cols >= (int64_t{1} << 20))
+    if (large)
       record.roofline = RooflineRecord{bytes,           bw.copy_bytes_per_s, bw.triad_bytes_per_s,
                                        floor.memory_s,  time_s / floor.memory_s,
                                        floor.copy,      floor.triad};
@@ -245,6 +250,8 @@ void addFloorAndRoofline(CaseRecord &record, const CaseContext &context,
                       ? measureComputeFloor(*first.kernel, c, context.floor_steps)
                       : ComputeFloorRecord{"not measured (no step budget)"};
   completeFloor(floor, time_s);
+  floor.cost_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   record.floor = floor;
 }
 

@@ -15,6 +15,9 @@ namespace {
 // W x accumulator count a kernel unrolls by (16 lanes x 4 at most), so two
 // column counts with the same remainder differ by whole groups only.
 constexpr int64_t kColumnPeriod = 256;
+// Elements of the largest flattened call stepped whole (about 100k steps for
+// an elementwise kernel of ~25 instructions per 16 elements).
+constexpr int64_t kMaxFlatWholeCall = 65536;
 
 const SteppedCallRecord *find(const ComputeFloorRecord &r, int64_t cols, int64_t rows) {
   for (const SteppedCallRecord &s : r.stepped)
@@ -95,6 +98,15 @@ std::optional<std::pair<double, double>> perCallCounts(const ComputeFloorRecord 
   return std::nullopt;
 }
 
+// Whether the kernel runs a dense call's rows as one row (flatten_rows):
+// its count then follows R x C elements, not R rows of C.
+bool flattens(const Kernel &kernel) {
+  for (const CompileReport::Pass &p : kernel.report().passes)
+    if (p.name == "flatten-rows" && p.changed)
+      return true;
+  return false;
+}
+
 ComputeFloorRecord measureComputeFloor(const Kernel &kernel, check::Case &c, int64_t max_steps) {
   ComputeFloorRecord r;
   const int64_t rows = c.shape.rows, cols = c.shape.cols;
@@ -103,24 +115,52 @@ ComputeFloorRecord measureComputeFloor(const Kernel &kernel, check::Case &c, int
   bool across = cols <= mapping.rows_across_lanes_max_cols && rows >= mapping.lanes;
   // The generic entry reads C from its arguments; an entry compiled for
   // one C must be called with that C.
-  StepPlan plan = planSteps(rows, cols, across ? mapping.lanes : 1, entry == kernel.nativeEntry());
-  r.method = plan.method;
-  r.row_group = plan.row_group;
-
+  bool any_cols = entry == kernel.nativeEntry();
   std::vector<void *> buffers;
   std::vector<int64_t> strides;
+  bool dense = true;
   for (auto *list : {&c.inputs, &c.outputs})
     for (check::GuardedBuffer &b : *list) {
       buffers.push_back(b.raw());
       strides.push_back(b.rowStride());
+      dense = dense && (b.rows() <= 1 || b.rowStride() == cols);
     }
+  StepPlan plan;
+  r.target_rows = rows;
+  r.target_cols = cols;
+  if (flattens(kernel) && dense && !across) {
+    // A flattened call is one row of R x C: the generic entry is stepped
+    // as such; an entry for one C only whole, while that is affordable.
+    if (any_cols) {
+      r.target_rows = 1;
+      r.target_cols = rows * cols;
+      plan = planSteps(1, rows * cols, 1, true);
+    } else if (rows * cols <= kMaxFlatWholeCall) {
+      plan = {"whole call", 1, {{cols, rows}}};
+    } else {
+      r.unavailable = fmt::format("a flattened call of {} x {} through the entry compiled for "
+                                  "C = {} would take too many steps",
+                                  rows, cols, cols);
+      return r;
+    }
+  } else {
+    plan = planSteps(rows, cols, across ? mapping.lanes : 1, any_cols);
+  }
+  r.method = plan.method;
+  r.row_group = plan.row_group;
+
   int64_t floats = kernel.workspaceFloats(cols);
   check::GuardedBuffer workspace;
   if (floats > 0)
     workspace = check::GuardedBuffer(1, floats, floats);
   int64_t budget = max_steps;
   for (auto [step_cols, step_rows] : plan.calls) {
-    LaunchArgs args{buffers.data(), strides.data(), rows, step_cols,
+    // Shorter rows keep the real call's density: a buffer whose rows were
+    // back to back (stride C) is stepped with stride = the stepped C.
+    std::vector<int64_t> step_strides = strides;
+    for (int64_t &s : step_strides)
+      s = s == cols ? step_cols : s;
+    LaunchArgs args{buffers.data(), step_strides.data(), r.target_rows, step_cols,
                     floats > 0 ? workspace.data() : nullptr};
     CountResult counted = countExecuted(entry, args, 0, step_rows, budget);
     if (!counted.counts) {
@@ -132,7 +172,8 @@ ComputeFloorRecord measureComputeFloor(const Kernel &kernel, check::Case &c, int
     r.stepped.push_back({step_cols, step_rows, counted.counts->instructions,
                          counted.counts->vector});
   }
-  std::optional<std::pair<double, double>> per_call = perCallCounts(r, rows, cols);
+  std::optional<std::pair<double, double>> per_call =
+      perCallCounts(r, r.target_rows, r.target_cols);
   if (!per_call) {
     r.unavailable = "the stepped calls do not give a per-call count";
     return r;

@@ -92,6 +92,9 @@ struct ComputeFloorRecord {
   // "columns" or "rows and columns" (docs/bench.md, "The floor").
   std::string method;
   int64_t row_group = 1; // rows per step of the per-row count (W across lanes)
+  // The call the stepped calls extrapolate to: the case's R x C, or 1 x RC
+  // for a kernel that runs a dense call's rows as one row (flatten_rows).
+  int64_t target_rows = 0, target_cols = 0;
   std::vector<SteppedCallRecord> stepped;
   double instructions = 0, vector = 0; // per call of the case, derived
   int issue_width = 0;
@@ -113,6 +116,7 @@ struct FloorRecord {
   double floor_s = 0;
   std::string bound; // "memory" or "compute": the larger part
   double ratio = 0;  // time of the first variant / floor_s
+  double cost_s = 0; // what measuring the floor took (bandwidth, steps, clock)
 };
 
 // Milliseconds to compile the case's default kernel, each in a fresh process

@@ -180,8 +180,18 @@ std::optional<double> computePart(const Case &c, const json &compute, const std:
     stepped.push_back({s["cols"].get<int64_t>(), s["rows"].get<int64_t>(),
                        s["instructions"].get<double>(), s["vector"].get<double>()});
   }
-  auto counts = perCall(compute["method"].get<std::string>(), k, stepped, *c.rows, *c.cols, where,
-                        findings);
+  // The call extrapolated to: the case's R x C, or one row of R x C
+  // elements (a kernel that runs dense rows as one row).
+  int64_t rows = compute.value("target_rows", int64_t{0}), cols = compute.value("target_cols",
+                                                                                int64_t{0});
+  if (!(rows == *c.rows && cols == *c.cols) && !(rows == 1 && cols == *c.rows * *c.cols)) {
+    findings.fail(kind::kWrongFloor, where,
+                  "target_rows x target_cols is " + std::to_string(rows) + " x " +
+                      std::to_string(cols) + ", neither R x C nor 1 x RC");
+    return std::nullopt;
+  }
+  auto counts =
+      perCall(compute["method"].get<std::string>(), k, stepped, rows, cols, where, findings);
   auto instructions = number(compute, "instructions_per_call", where, findings);
   auto vector = number(compute, "vector_per_call", where, findings);
   auto clock_hz = number(compute, "clock_hz", where, findings);

@@ -290,6 +290,40 @@ void writeValidBundle(const fs::path &dir) {
                      {"seconds", json::array({best * 1.25, best, best * 1.1})}};
   }
 
+  // The floor: the same memory part; a compute part from two stepped calls
+  // (rows [0,1) and [0,2) at 33 columns: 200 fixed + 3 rows x 400 vector
+  // instructions) at 6 wide and 1 GHz, which is the larger part.
+  json floor_memory = {{"bytes", bytes},
+                       {"copy_bytes_per_s", copy},
+                       {"triad_bytes_per_s", triad},
+                       {"copy_samples", roofline["copy_samples"]},
+                       {"triad_samples", roofline["triad_samples"]},
+                       {"seconds", bytes / triad}};
+  double vector = 2 * 600.0 - 1000 + kRows * (1000.0 - 600);
+  double instructions = 2 * 1000.0 - 1500 + kRows * (1500.0 - 1000);
+  double compute_s = vector / 6 / 1e9;
+  json floor = {
+      {"memory", floor_memory},
+      {"compute",
+       {{"method", "rows"},
+        {"row_group", 1},
+        {"target_rows", kRows},
+        {"target_cols", kCols},
+        {"stepped",
+         {{{"cols", kCols}, {"rows", 1}, {"instructions", 1000}, {"vector", 600}},
+          {{"cols", kCols}, {"rows", 2}, {"instructions", 1500}, {"vector", 1000}}}},
+        {"instructions_per_call", instructions},
+        {"vector_per_call", vector},
+        {"issue_width", 6},
+        {"issue_width_source", "test"},
+        {"clock_samples",
+         {{{"cycles", 1000000}, {"seconds", 1.2e-3}}, {{"cycles", 1000000}, {"seconds", 1e-3}}}},
+        {"clock_hz", 1e9},
+        {"seconds", compute_s}}},
+      {"floor_s", compute_s},
+      {"bound", "compute"},
+      {"ratio", time_s["spec_on"].get<double>() / compute_s}};
+
   std::string report = "# lanejit bench\n\nprotocol: quick (test bundle)\n\n| Case |";
   std::string row = "| " + id + " |";
   for (const VariantData &v : variants) {
@@ -297,8 +331,10 @@ void writeValidBundle(const fs::path &dir) {
     row += " " + g4(time_s[v.name].get<double>() * 1e6) + " |";
   }
   report +=
-      header_ratios + " roofline | checks |\n|---|---:|---:|---:|" + separators + "---:|---|\n";
-  report += row + table_ratios + " " + g4(roofline["ratio"].get<double>()) + " | ok |\n";
+      header_ratios + " roofline | floor | checks |\n|---|---:|---:|---:|" + separators +
+      "---:|---:|---|\n";
+  report += row + table_ratios + " " + g4(roofline["ratio"].get<double>()) + " | " +
+            g4(floor["ratio"].get<double>()) + " (compute) | ok |\n";
   files["report.md"] = report;
   files["chart.svg"] = "<svg xmlns=\"http://www.w3.org/2000/svg\"><text>test</text></svg>\n";
 
@@ -331,7 +367,8 @@ void writeValidBundle(const fs::path &dir) {
          {"inputs", inputs},
          {"variants", variant_entries},
          {"rounds", rounds},
-         {"summary", {{"time_s", time_s}, {"ratios", ratios}, {"roofline", roofline}}}}}},
+         {"summary",
+          {{"time_s", time_s}, {"ratios", ratios}, {"roofline", roofline}, {"floor", floor}}}}}},
       {"files", json::object()}};
   if (fs::exists(dir) && !fs::is_empty(dir))
     throw std::runtime_error("writeValidBundle: " + dir.string() + " is not empty");

@@ -203,6 +203,70 @@ TEST_F(AuditMutationTest, WrongRoofline) {
   EXPECT_TRUE(failsWith(result, "wrong roofline", "min_time_s"));
 }
 
+// The floor (check_floor.cpp): each raw number it derives from, tampered
+// alone, is caught; so is a derived number that no longer follows.
+TEST_F(AuditMutationTest, FloorSteppedCountTampered) {
+  auto result = auditAfter([&](json &b) {
+    theCase(b)["summary"]["floor"]["compute"]["stepped"][1]["vector"] = 1100;
+  });
+  EXPECT_TRUE(failsWith(result, "wrong floor", "vector_per_call"));
+}
+
+TEST_F(AuditMutationTest, FloorInstructionCountTampered) {
+  auto result = auditAfter([&](json &b) {
+    json &n = theCase(b)["summary"]["floor"]["compute"]["instructions_per_call"];
+    n = n.get<double>() - 1;
+  });
+  EXPECT_TRUE(failsWith(result, "wrong floor", "instructions_per_call"));
+}
+
+TEST_F(AuditMutationTest, FloorClockTampered) {
+  // A faster clock sample: the recorded clock_hz is no longer the fastest.
+  auto result = auditAfter([&](json &b) {
+    theCase(b)["summary"]["floor"]["compute"]["clock_samples"][0]["seconds"] = 5e-4;
+  });
+  EXPECT_TRUE(failsWith(result, "wrong floor", "clock_hz"));
+}
+
+TEST_F(AuditMutationTest, FloorWidthTampered) {
+  auto result = auditAfter(
+      [&](json &b) { theCase(b)["summary"]["floor"]["compute"]["issue_width"] = 4; });
+  EXPECT_TRUE(failsWith(result, "wrong floor", "compute seconds"));
+}
+
+TEST_F(AuditMutationTest, FloorRatioTampered) {
+  auto result = auditAfter([&](json &b) {
+    json &r = theCase(b)["summary"]["floor"]["ratio"];
+    r = r.get<double>() * 0.9;
+  });
+  EXPECT_TRUE(failsWith(result, "wrong floor", "ratio"));
+}
+
+TEST_F(AuditMutationTest, FloorBoundTampered) {
+  auto result =
+      auditAfter([&](json &b) { theCase(b)["summary"]["floor"]["bound"] = "memory"; });
+  EXPECT_TRUE(failsWith(result, "wrong floor", "bound is"));
+}
+
+TEST_F(AuditMutationTest, FloorColumnsNotWholePeriodsApart) {
+  // Column extrapolation from calls that are not C's remainder mod 256.
+  auto result = auditAfter([&](json &b) {
+    json &compute = theCase(b)["summary"]["floor"]["compute"];
+    compute["method"] = "columns";
+    compute["stepped"][0]["cols"] = 5;
+  });
+  EXPECT_TRUE(failsWith(result, "wrong floor", "whole periods"));
+}
+
+TEST_F(AuditMutationTest, FloorUnavailableComputeMustBeNamedMemoryOnly) {
+  // The compute part withdrawn: the floor is the memory part alone and must
+  // say so; keeping "compute" and the old numbers is caught.
+  auto result = auditAfter([&](json &b) {
+    theCase(b)["summary"]["floor"]["compute"] = {{"unavailable", "test"}};
+  });
+  EXPECT_TRUE(failsWith(result, "wrong floor", "memory only"));
+}
+
 TEST_F(AuditMutationTest, ReportThatDisagreesWithTheSummary) {
   // Before: the naive column's time nudged in report.md, its hash re-recorded.
   double naive_us =

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <numeric>
 
 namespace lanejit::bench {
 namespace {
@@ -15,9 +16,6 @@ namespace {
 // W x accumulator count a kernel unrolls by (16 lanes x 4 at most), so two
 // column counts with the same remainder differ by whole groups only.
 constexpr int64_t kColumnPeriod = 256;
-// Elements of the largest flattened call stepped whole (about 100k steps for
-// an elementwise kernel of ~25 instructions per 16 elements).
-constexpr int64_t kMaxFlatWholeCall = 65536;
 
 const SteppedCallRecord *find(const ComputeFloorRecord &r, int64_t cols, int64_t rows) {
   for (const SteppedCallRecord &s : r.stepped)
@@ -55,6 +53,16 @@ StepPlan planSteps(int64_t rows, int64_t cols, int64_t row_group, bool any_cols)
   return plan;
 }
 
+StepPlan planFlatRows(int64_t rows, int64_t cols) {
+  // Row counts whose elements keep R x C's remainder modulo 256, so the
+  // count is linear between them and R.
+  int64_t period = kColumnPeriod / std::gcd(cols, kColumnPeriod);
+  int64_t k1 = period + rows % period, k2 = k1 + period;
+  if (rows < k2 + period)
+    return {"whole call", 1, {{cols, rows}}};
+  return {"flat rows", 1, {{cols, k1}, {cols, k2}}};
+}
+
 std::optional<std::pair<double, double>> perCallCounts(const ComputeFloorRecord &r, int64_t rows,
                                                        int64_t cols) {
   const int64_t k = r.row_group;
@@ -75,6 +83,12 @@ std::optional<std::pair<double, double>> perCallCounts(const ComputeFloorRecord 
       return std::nullopt;
     // fixed = n(k) - (n(2k) - n(k)); a call = fixed + groups x per group.
     return both([&](int w) { return 2 * n(a, w) - n(b, w) + groups * (n(b, w) - n(a, w)); });
+  }
+  if (r.method == "flat rows") {
+    if (r.stepped.size() != 2 || r.stepped[0].cols != cols || r.stepped[1].cols != cols)
+      return std::nullopt;
+    const SteppedCallRecord &a = r.stepped[0], &b = r.stepped[1];
+    return both([&](int w) { return along(n(&a, w), n(&b, w), a.rows, b.rows, rows); });
   }
   if (r.stepped.empty())
     return std::nullopt;
@@ -135,13 +149,8 @@ ComputeFloorRecord measureComputeFloor(const Kernel &kernel, check::Case &c, int
       r.target_rows = 1;
       r.target_cols = rows * cols;
       plan = planSteps(1, rows * cols, 1, true);
-    } else if (rows * cols <= kMaxFlatWholeCall) {
-      plan = {"whole call", 1, {{cols, rows}}};
     } else {
-      r.unavailable = fmt::format("a flattened call of {} x {} through the entry compiled for "
-                                  "C = {} would take too many steps",
-                                  rows, cols, cols);
-      return r;
+      plan = planFlatRows(rows, cols);
     }
   } else {
     plan = planSteps(rows, cols, across ? mapping.lanes : 1, any_cols);

@@ -28,6 +28,10 @@ struct StepPlan {
   std::vector<std::pair<int64_t, int64_t>> calls; // (cols, rows), rows [0, rows)
 };
 StepPlan planSteps(int64_t rows, int64_t cols, int64_t row_group, bool any_cols);
+// For an entry compiled for one C that runs a dense call's rows as one row
+// (flatten_rows): two row counts whose R x C keep the call's remainder
+// modulo 256 ("flat rows", extrapolated along rows), or the whole call.
+StepPlan planFlatRows(int64_t rows, int64_t cols);
 
 // One call of rows x cols from the stepped counts: (instructions, vector).
 // nullopt when the stepped calls are not what `method` needs.

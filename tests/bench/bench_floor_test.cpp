@@ -194,7 +194,7 @@ ExecutedInstructions wholeCall(const Kernel &k, check::Case &c, int64_t rows) {
   return r.counts.value_or(ExecutedInstructions{});
 }
 
-TEST(Floor, RowExtrapolationMatchesAWholeStepppedCall) {
+TEST(Floor, RowExtrapolationMatchesAWholeSteppedCall) {
   // An entry compiled for C = 65: two stepped rows predict all 17 exactly.
   for (const Program &p : {library::rmsNorm(), library::layerNorm()}) {
     Kernel k = compile(p);
@@ -236,6 +236,23 @@ TEST(Floor, ColumnExtrapolationMatchesAWholeSteppedCall) {
       EXPECT_NEAR(r.instructions, whole.instructions, 0.02 * whole.instructions)
           << p.name << " " << rows;
     }
+}
+
+TEST(Floor, FlatRowsThroughAnEntryForOneC) {
+  // SwiGLU at C = 8 (an entry compiled for C = 8, rows flattened): 2000 x 8
+  // stepped at 32 + 2000 mod 32 = 48 and 80 rows, extrapolated along rows,
+  // against the call stepped whole.
+  EXPECT_EQ(planFlatRows(2000, 8).calls,
+            (std::vector<std::pair<int64_t, int64_t>>{{8, 48}, {8, 80}}));
+  EXPECT_EQ(planFlatRows(40, 8).method, "whole call");
+  Kernel k = compile(library::swiglu());
+  check::Case c = check::makeCase(k.program(), {2000, 8});
+  ComputeFloorRecord r = measureComputeFloor(k, c);
+  ASSERT_TRUE(r.unavailable.empty()) << r.unavailable;
+  ASSERT_EQ(r.method, "flat rows");
+  ExecutedInstructions whole = wholeCall(k, c, 2000);
+  EXPECT_EQ(r.vector, whole.vector);
+  EXPECT_EQ(r.instructions, whole.instructions);
 }
 
 TEST(IssueWidth, TableAndItsFlagOverride) {

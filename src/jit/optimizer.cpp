@@ -43,7 +43,7 @@ namespace {
 // nothing (LLVM 17 made one the default): the last InstCombine below still
 // runs to a fixed point, and the code came out byte-identical for every
 // library kernel and test program at W 4/8/16, specialised entries and AVX2
-// (docs/compile-time.md), 9-13% less optimiser time. The last one needs its
+// (docs/compile-time.md), 5-13% less optimiser time. The last one needs its
 // second sweep: with one, RoPE 17x66's two-trip packet loop keeps the shape
 // that loop strength reduction then spoils.
 llvm::InstCombinePass firstInstCombine() {

@@ -30,17 +30,9 @@
 namespace lanejit::jit {
 namespace {
 
-// lanejit's IR arrives vectorised, unrolled as far as the plan wants
-// (accumulators), with its helpers' inlining decided. What is left for the
-// optimiser: promote the emitter's few allocas, merge repeated loads and
-// splats, fold the per-row scalar arithmetic (column bounds, packet counts,
-// leftover branches), tidy the CFG the emitter's if/else helpers leave, and
-// hoist launch-uniform values out of rotated loops. The default pipeline's
-// vectorisers, unroller, inliner, its loop passes beyond these and its
-// inter-procedural passes found nothing to improve and cost about twice the
-// time (measured pass by pass; docs/compile-time.md).
 // One sweep, not LLVM 16's default of sweeping until a sweep changes
-// nothing (LLVM 17 made one the default): the last InstCombine below still
+// nothing (LLVM 17 made one the default): the last InstCombine of
+// leanPipeline() still
 // runs to a fixed point, and the code came out byte-identical for every
 // library kernel and test program at W 4/8/16, specialised entries and AVX2
 // (docs/compile-time.md), 5-13% less optimiser time. The last one needs its
@@ -50,6 +42,15 @@ llvm::InstCombinePass firstInstCombine() {
   return llvm::InstCombinePass(/*MaxIterations=*/1);
 }
 
+// lanejit's IR arrives vectorised, unrolled as far as the plan wants
+// (accumulators), with its helpers' inlining decided. What is left for the
+// optimiser: promote the emitter's few allocas, merge repeated loads and
+// splats, fold the per-row scalar arithmetic (column bounds, packet counts,
+// leftover branches), tidy the CFG the emitter's if/else helpers leave, and
+// hoist launch-uniform values out of rotated loops. The default pipeline's
+// vectorisers, unroller, inliner, its loop passes beyond these and its
+// inter-procedural passes found nothing to improve and cost about twice the
+// time (measured pass by pass; docs/compile-time.md).
 llvm::FunctionPassManager leanPipeline() {
   llvm::FunctionPassManager fpm;
   fpm.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));

@@ -31,13 +31,13 @@ namespace lanejit::jit {
 namespace {
 
 // One sweep, not LLVM 16's default of sweeping until a sweep changes
-// nothing (LLVM 17 made one the default): the last InstCombine of
-// leanPipeline() still
-// runs to a fixed point, and the code came out byte-identical for every
-// library kernel and test program at W 4/8/16, specialised entries and AVX2
-// (docs/compile-time.md), 5-13% less optimiser time. The last one needs its
-// second sweep: with one, RoPE 17x66's two-trip packet loop keeps the shape
-// that loop strength reduction then spoils.
+// nothing (LLVM 17 made one the default). The last InstCombine of
+// leanPipeline() still runs to a fixed point; the code came out
+// byte-identical for every library kernel and test program at W 4/8/16,
+// specialised entries and AVX2 (docs/compile-time.md), for 5-13% less
+// optimiser time. The last one needs its second sweep: with one, RoPE
+// 17x66's two-trip packet loop keeps the shape that loop strength
+// reduction then spoils.
 llvm::InstCombinePass firstInstCombine() {
   return llvm::InstCombinePass(/*MaxIterations=*/1);
 }

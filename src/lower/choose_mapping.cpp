@@ -41,16 +41,21 @@ int64_t evaluated(const Dim &d, int64_t cols) {
 
 } // namespace
 
+std::string rowsAcrossLanesUnavailable(const Program &program) {
+  bool grouped = false;
+  forEachNode(program, [&](const Expr &e) { grouped = grouped || readsStoredOperand(*e); });
+  return grouped ? "groups or repeats columns: they read the workspace, which only "
+                   "packet-local rows have"
+                 : "";
+}
+
 MappingRule chooseMapping(const KernelPlan &plan, bool enabled) {
   if (!enabled)
     return {0, 0, 0, "switch rows_across_lanes off"};
   if (plan.flatten_rows)
     return {0, 0, 0, "all-elementwise: dense rows already run as one long row (flatten-rows)"};
-  bool grouped = false;
-  forEachNode(plan.program, [&](const Expr &e) { grouped = grouped || readsStoredOperand(*e); });
-  if (grouped)
-    return {0, 0, 0, "groups or repeats columns: they read the workspace, which only "
-                     "packet-local rows have"};
+  if (std::string why = rowsAcrossLanesUnavailable(plan.program); !why.empty())
+    return {0, 0, 0, why};
   int64_t bySize = kMaxRowsAcrossLanesColumns;
   while (bySize > 0 && blockCost(plan.program, bySize) > kBlockBudget)
     --bySize;

@@ -29,6 +29,10 @@ struct MappingRule {
   std::string reason; // why, for the compile report and `lanejit explain`
 };
 
+// Why the rows-across-lanes entry cannot be emitted for `program` at all,
+// whatever the switch and C; empty when it can.
+std::string rowsAcrossLanesUnavailable(const Program &program);
+
 // `enabled`: the rows_across_lanes switch.
 MappingRule chooseMapping(const KernelPlan &plan, bool enabled);
 

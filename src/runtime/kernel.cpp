@@ -5,6 +5,7 @@
 
 #include "driver/compiled_code.h"
 #include "launch/aligned_workspace.h"
+#include "lower/choose_mapping.h"
 #include "lower/plan.h"
 #include "runtime/entry_choice.h"
 #include "runtime/prepared_call.h"
@@ -268,6 +269,9 @@ std::string Kernel::dump(const std::string &stage, int64_t cols) const {
 std::string Kernel::dumpRowsAcrossLanes(const std::string &stage, int64_t cols) const {
   checkEntryDump(stage, cols, "a rows-across-lanes dump", "rows across lanes takes",
                  lower::kMaxRowsAcrossLanesColumns);
+  if (std::string why = lower::rowsAcrossLanesUnavailable(impl_->program); !why.empty())
+    throw Error(Error::Kind::Compile, "no rows-across-lanes entry for program '" +
+                                          impl_->program.name + "': it " + why);
   return driver::dumpEntry(impl_->program, impl_->options, stage,
                            driver::EntryKind::RowsAcrossLanes, cols);
 }

@@ -59,7 +59,20 @@ namespace fs = std::filesystem;
 
 constexpr int64_t kSteps = 2'000'000;
 
+// A machine may forbid ptrace (a container's seccomp profile): the tests
+// that count instructions then skip with the reason. The refused path
+// itself is tested below, with a filter of the test's own.
+std::string ptraceRefused() {
+  LaunchArgs args{};
+  CountResult r = countExecuted(lanejit_floor_test_entry, args, 0, 0, kSteps);
+  return r.counts ? std::string() : r.unavailable;
+}
+#define SKIP_WITHOUT_PTRACE()                                                                  \
+  if (std::string why = ptraceRefused(); !why.empty())                                         \
+  GTEST_SKIP() << "instructions cannot be counted here: " << why
+
 TEST(InstructionCount, CountsAHandWrittenEntryExactly) {
+  SKIP_WITHOUT_PTRACE();
   LaunchArgs args{};
   for (int64_t rows : {0, 1, 3, 10}) {
     CountResult r = countExecuted(lanejit_floor_test_entry, args, 0, rows, kSteps);
@@ -81,6 +94,7 @@ TEST(InstructionCount, ClassifiesVectorAndMaskOperands) {
 }
 
 TEST(InstructionCount, GivesUpAtTheStepBudget) {
+  SKIP_WITHOUT_PTRACE();
   LaunchArgs args{};
   CountResult r = countExecuted(lanejit_floor_test_entry, args, 0, 1000, 100);
   EXPECT_FALSE(r.counts);
@@ -146,6 +160,7 @@ TEST(Floor, TheLargerPartBounds) {
 }
 
 TEST(Floor, PerRowScalingOfTheHandWrittenEntry) {
+  SKIP_WITHOUT_PTRACE();
   // Rows [0,1) and [0,2) give the set-up and the per-row count; a call of
   // 10 rows is then 4 + 5 x 10, as stepping it whole gives.
   StepPlan plan = planSteps(10, 33, 1, false);
@@ -165,6 +180,7 @@ TEST(Floor, PerRowScalingOfTheHandWrittenEntry) {
 }
 
 TEST(Floor, PlansFollowTheEntryAndTheShape) {
+  SKIP_WITHOUT_PTRACE();
   EXPECT_EQ(planSteps(1, 65, 1, false).method, "whole call");
   EXPECT_EQ(planSteps(17, 65, 1, false).method, "rows");
   EXPECT_EQ(planSteps(1024, 4097, 1, true).method, "rows and columns");
@@ -195,6 +211,7 @@ ExecutedInstructions wholeCall(const Kernel &k, check::Case &c, int64_t rows) {
 }
 
 TEST(Floor, RowExtrapolationMatchesAWholeSteppedCall) {
+  SKIP_WITHOUT_PTRACE();
   // An entry compiled for C = 65: two stepped rows predict all 17 exactly.
   for (const Program &p : {library::rmsNorm(), library::layerNorm()}) {
     Kernel k = compile(p);
@@ -214,6 +231,7 @@ TEST(Floor, RowExtrapolationMatchesAWholeSteppedCall) {
 }
 
 TEST(Floor, ColumnExtrapolationMatchesAWholeSteppedCall) {
+  SKIP_WITHOUT_PTRACE();
   // The generic entry (C > 1024) at C = 1028: stepped at 260 and 516
   // columns (C's remainder mod 256 kept), extrapolated to 1028, against
   // the call stepped whole at the real C. Vector counts are exact; the
@@ -239,6 +257,7 @@ TEST(Floor, ColumnExtrapolationMatchesAWholeSteppedCall) {
 }
 
 TEST(Floor, FlatRowsThroughAnEntryForOneC) {
+  SKIP_WITHOUT_PTRACE();
   // SwiGLU at C = 8 (an entry compiled for C = 8, rows flattened): 2000 x 8
   // stepped at 32 + 2000 mod 32 = 48 and 80 rows, extrapolated along rows,
   // against the call stepped whole.
@@ -284,6 +303,7 @@ TEST(CoreClock, SamplesAndTheFastest) {
 }
 
 TEST(Floor, ABenchRunRecordsItAndTheAuditRederivesIt) {
+  SKIP_WITHOUT_PTRACE();
   BenchOptions options;
   options.protocol = {"custom", 0.001, 0.0002, int64_t{1} << 20, 3};
   options.cases = {libraryCase("rmsnorm:5x40"), libraryCase("swiglu:3x1100")};

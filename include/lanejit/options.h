@@ -117,6 +117,12 @@ struct CompileOptions {
   // and such rows are too short for K chains to pay for their set-up, the
   // tail's choice among them and their combine tree.
   bool single_max_accumulator = true;
+  // AArch64: the generic entry's loops without reductions (the output
+  // loops) run two packets per iteration instead of one, with immediate
+  // offsets instead of a post-increment per packet (docs/aarch64-estimates.md,
+  // item 5). Off, and on x86 (where it was not measured to pay), one
+  // packet per iteration. The same packets in the same order: the same bits.
+  bool unroll_output_loops = true;
   // Few long rows (fewer rows than threads) are split by column chunks
   // across threads, with the same bits (docs/architecture.md, "Threads").
   // Off: no column-split entry is compiled and such calls split only rows.

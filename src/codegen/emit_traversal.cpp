@@ -110,6 +110,16 @@ bool KernelEmitter::singleMaxAccumulator(ReduceOp op, llvm::Type *type) const {
          (op == ReduceOp::Max || op == ReduceOp::Min) && type->isFPOrFPVectorTy();
 }
 
+// Two on AArch64's generic entry: its one-packet output loops were bound by
+// dispatch in llvm-mca's apple-m1 model (a post-indexed load/store pair per
+// packet is three micro-ops; docs/aarch64-estimates.md, item 5); two
+// packets at immediate offsets took RMSNorm 1024x4097 from 2624 to 2372
+// cycles a row. Entries compiled for C keep one: RoPE 17x66 lost (38 to
+// 46) with two, and their trip counts are constants already.
+int KernelEmitter::outputPackets() const {
+  return plan_.unroll_output_loops && !target_.x86 && !fixedCols_ ? 2 : 1;
+}
+
 // The fixed tree over the K accumulators, then over the W lanes. A max or
 // min tree gives its NaN exactly when some lane of some accumulator is NaN
 // (each IEEE step returns the same quiet NaN for any NaN operand) and the
@@ -167,7 +177,8 @@ void KernelEmitter::emitTraversal(const lower::Traversal &t, int index) {
       s.dense = makeHelper(t, index, lower::PacketKind::Dense);
     s.masked = makeHelper(t, index, lower::PacketKind::Masked);
   }
-  int K = t.reductions.empty() ? 1 : plan_.accumulators;
+  int K = t.reductions.empty() ? outputPackets() : plan_.accumulators;
+  s.packets = K;
   for (size_t ri = 0; ri < t.reductions.size(); ++ri) {
     llvm::Type *type = valueType(ctx_, t.reductions[ri]->args[0]->type, lanes_);
     s.accumulators.emplace_back();
@@ -240,7 +251,7 @@ Value *KernelEmitter::partialPtr(int slot, Value *chunk, int k) {
 void KernelEmitter::emitChunkedPackets(TraversalState &s, Value *live, Value *groups, Value *rest,
                                        Value *full, Value *tail) {
   const lower::Traversal &t = *s.traversal;
-  int K = static_cast<int>(s.accumulators.empty() ? 1 : s.accumulators[0].size());
+  int K = s.packets;
   llvm::IRBuilder<> &counts = t.bound ? b_ : launch_;
   auto columnOf = [&](Value *packet) { return b_.CreateMul(packet, b_.getInt64(lanes_)); };
   // Rows too short to gain: none (an entry compiled for its C knows; the
@@ -271,7 +282,8 @@ void KernelEmitter::emitChunkedPackets(TraversalState &s, Value *live, Value *gr
   auto restAndTail = [&] {
     auto *knownRest = llvm::dyn_cast<llvm::ConstantInt>(rest);
     bool spill =
-        K > 1 && !knownRest && !fixedCols_ && plan_.leftover_loop && !plan_.branchless_tail;
+        K > 1 && !t.reductions.empty() && !knownRest && !fixedCols_ && plan_.leftover_loop &&
+        !plan_.branchless_tail;
     if (spill) {
       if (s.spilled.empty())
         for (size_t ri = 0; ri < t.reductions.size(); ++ri)

@@ -110,6 +110,9 @@ private:
   // Accumulators of one traversal: accumulators[reduction][k].
   struct TraversalState {
     const lower::Traversal *traversal;
+    // Packets per iteration of the packet loop: the accumulators per
+    // reduction, or outputPackets() for a traversal without reductions.
+    int packets = 1;
     std::vector<std::vector<llvm::AllocaInst *>> accumulators;
     Helper dense, masked;
     // Per accumulator: the tail's lanes when it is the tail's accumulator,
@@ -129,6 +132,8 @@ private:
   // packets the K accumulators' set-up, the tail's choice among them and
   // their combine tree cost more than the dependency chain they break.
   bool singleMaxAccumulator(ReduceOp op, llvm::Type *type) const;
+  // Packets per iteration of a traversal without reductions.
+  int outputPackets() const;
 
   // One packet: its body (inline or a helper call), then its reductions'
   // operands added into accumulator `packetAcc` (a constant index, or an

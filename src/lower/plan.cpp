@@ -117,6 +117,7 @@ KernelPlan initialPlan(const Program &program, const CompileOptions &options, in
   plan.llvm_loop_unroll = options.llvm_loop_unroll;
   plan.leftover_loop = options.leftover_loop;
   plan.single_max_accumulator = options.single_max_accumulator;
+  plan.unroll_output_loops = options.unroll_output_loops;
   plan.accumulators = kReductionLanes / lanes;
   plan.block_rows = options.block_rows;
   auto depth = depths(program);

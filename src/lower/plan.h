@@ -136,6 +136,9 @@ struct KernelPlan {
   // Max/min reductions of short rows in entries compiled for C keep one
   // accumulator (CompileOptions).
   bool single_max_accumulator = true;
+  // AArch64's generic entry: output loops run two packets per iteration
+  // (CompileOptions).
+  bool unroll_output_loops = true;
   int lanes = 16;
   // Independent packet accumulators per reduction: lanes * accumulators
   // = kReductionLanes for every W, so the reduction order (and so every

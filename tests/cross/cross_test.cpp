@@ -78,10 +78,12 @@ const std::vector<SwitchSet> &switchSets() {
          o.branchless_tail = o.stream_stores = true;
          o.stream_min_kib = 0;
        }},
-      {"mixed: unfused outputs, masked full packets, guards per row, inlined",
+      {"mixed: unfused outputs, masked full packets, guards per row, inlined, output loops "
+       "not unrolled",
        [](CompileOptions &o) {
          o.fuse_outputs = o.specialize_full_packets = o.hoist_guards = false;
          o.prove_in_place = o.single_max_accumulator = o.fill_stores = false;
+         o.unroll_output_loops = false;
          o.inline_packet_bodies = CompileOptions::Inline::Always;
        }},
   };

@@ -123,6 +123,13 @@ struct CompileOptions {
   // item 5). Off, and on x86 (where it was not measured to pay), one
   // packet per iteration. The same packets in the same order: the same bits.
   bool unroll_output_loops = true;
+  // AArch64: the tail packet of a column-bounded traversal (masked
+  // softmax's) that lies inside the row loads whole packets and stores the
+  // bound's fill on its lanes past the bound, and the fills end with the
+  // row's last packet when it is all fill, instead of lane-masked loads and
+  // stores, which NEON runs as a branch per lane (docs/aarch64-estimates.md,
+  // item 3). The same values reach memory: the same bits.
+  bool in_row_tails = true;
   // Few long rows (fewer rows than threads) are split by column chunks
   // across threads, with the same bits (docs/architecture.md, "Threads").
   // Off: no column-split entry is compiled and such calls split only rows.

@@ -21,7 +21,7 @@ llvm::Constant *laneIds(llvm::LLVMContext &ctx, int lanes) {
 Value *PacketEmitter::memoryLoad(llvm::Type *type, Value *ptr, bool workspace) {
   llvm::IRBuilder<> &b = *scope_->b;
   counts_.workspace_loads += workspace;
-  if (!mask_) {
+  if (!mask_ || inRow_) {
     ++counts_.loads;
     return b.CreateAlignedLoad(type, ptr, elementAlign(type));
   }
@@ -33,7 +33,7 @@ Value *PacketEmitter::memoryLoad(llvm::Type *type, Value *ptr, bool workspace) {
 void PacketEmitter::memoryStore(Value *value, Value *ptr, bool workspace) {
   llvm::IRBuilder<> &b = *scope_->b;
   counts_.workspace_stores += workspace;
-  if (!mask_) {
+  if (!mask_ || inRow_) {
     ++counts_.stores;
     llvm::StoreInst *store = b.CreateAlignedStore(
         value, ptr,
@@ -238,12 +238,14 @@ Value *PacketEmitter::lane(const Expr &e, Value *column) {
 }
 
 std::vector<Value *> PacketEmitter::emitBody(const lower::Traversal &t, lower::PacketKind kind,
-                                             Value *column, Value *len, const PacketScope &scope) {
+                                             Value *column, Value *len, const PacketScope &scope,
+                                             bool inRow) {
   scope_ = &scope;
   traversal_ = &t;
   column_ = column;
   values_.clear();
   mask_ = nullptr;
+  inRow_ = inRow && kind == lower::PacketKind::Masked && t.bound;
   llvm::IRBuilder<> &b = *scope.b;
   int W = plan_.lanes;
   if (kind == lower::PacketKind::Dense) {
@@ -286,9 +288,14 @@ std::vector<Value *> PacketEmitter::emitBody(const lower::Traversal &t, lower::P
     Value *index = b.CreateAdd(scope.dim(w.begin), column);
     Value *ptr = b.CreateInBoundsGEP(memoryType(b.getContext(), storage, 0),
                                      scope.base(int(inputs) + w.output), index);
-    memoryStore(emitStored(b, written[i], storage, &target_.math), ptr, false);
+    Value *stored = emitStored(b, written[i], storage, &target_.math);
+    if (inRow_) // the lanes past live hold the fill, as emitFills stores there
+      stored = b.CreateSelect(
+          mask_, stored, emitStored(b, scope.uniform(t.bound->fills[i]), storage, &target_.math));
+    memoryStore(stored, ptr, false);
   }
   scope_ = nullptr;
+  inRow_ = false;
   return reduced;
 }
 

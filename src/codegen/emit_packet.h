@@ -35,10 +35,14 @@ public:
 
   // Emits one packet of `t` at traversal column `column` (i64) of a
   // traversal of `len` columns; returns each reduction's operand with
-  // inactive lanes set to the reduction's identity.
+  // inactive lanes set to the reduction's identity. `inRow`: a masked
+  // packet of a column-bounded traversal that lies inside the row (column
+  // + W <= the traversal's length): its loads read all W lanes, and its
+  // writes store the bound's fill on the inactive lanes, so no lane-masked
+  // memory operation is left (KernelEmitter::inRowTails).
   std::vector<llvm::Value *> emitBody(const lower::Traversal &t, lower::PacketKind kind,
                                       llvm::Value *column, llvm::Value *len,
-                                      const PacketScope &scope);
+                                      const PacketScope &scope, bool inRow = false);
 
   // Emits the body as `name(ptr env, i64 column, i64 len)`, returning the
   // reductions' operands as a struct. `env` lists what the caller must store
@@ -77,6 +81,7 @@ private:
   const lower::Traversal *traversal_ = nullptr;
   llvm::Value *column_ = nullptr;
   llvm::Value *mask_ = nullptr; // <W x i1>, Masked only
+  bool inRow_ = false;          // emitBody's inRow
   int64_t streamAlign_ = 0;
   std::map<std::pair<const Node *, llvm::Value *>, llvm::Value *> values_;
 };

@@ -54,11 +54,11 @@ KernelEmitter::Helper KernelEmitter::makeHelper(const lower::Traversal &t, int i
 }
 
 void KernelEmitter::emitPacket(TraversalState &s, lower::PacketKind kind, Value *column, Value *len,
-                               Value *packetAcc) {
+                               Value *packetAcc, bool inRow) {
   const lower::Traversal &t = *s.traversal;
   std::vector<Value *> reduced;
   if (t.inline_bodies) {
-    reduced = packets_.emitBody(t, kind, column, len, entryScope());
+    reduced = packets_.emitBody(t, kind, column, len, entryScope(), inRow);
   } else {
     Helper &h = kind == lower::PacketKind::Dense ? s.dense : s.masked;
     Value *result = b_.CreateCall(h.fn, {h.env, column, len});
@@ -116,6 +116,16 @@ bool KernelEmitter::singleMaxAccumulator(ReduceOp op, llvm::Type *type) const {
 // packets at immediate offsets took RMSNorm 1024x4097 from 2624 to 2372
 // cycles a row. Entries compiled for C keep one: RoPE 17x66 lost (38 to
 // 46) with two, and their trip counts are constants already.
+// AArch64 (no mask registers: LLVM turns a lane-masked load or store with a
+// run-time mask into a branch and a lane access per lane): a bounded
+// traversal's tail packet inside the row loads whole packets and stores its
+// fill on the lanes past live, and its fills' tail is the row's last
+// packet, all fill, when that lies past live (docs/aarch64-estimates.md,
+// item 3). Inlined bodies of a whole-row, one-thread traversal only.
+bool KernelEmitter::inRowTails(const lower::Traversal &t) const {
+  return plan_.in_row_tails && !target_.x86 && t.bound && t.inline_bodies && !part_ && !flatLen_;
+}
+
 int KernelEmitter::outputPackets() const {
   return plan_.unroll_output_loops && !target_.x86 && !fixedCols_ ? 2 : 1;
 }
@@ -193,6 +203,8 @@ void KernelEmitter::emitTraversal(const lower::Traversal &t, int index) {
 
   // A flattened plan's one traversal covers the call's rows when dense.
   Value *len = flatLen_ ? flatLen_ : dimValue(t.len);
+  s.len = len;
+  s.inRowTails = inRowTails(t);
   // Packets cover [0, live): all of len, or up to the column bound. A
   // bound is row-uniform, so the packet counts are then computed per row.
   Value *live = t.bound ? liveColumns(*t.bound, len) : len;
@@ -216,7 +228,7 @@ void KernelEmitter::emitTraversal(const lower::Traversal &t, int index) {
   if (t.bound && part_)
     emitPartFills(t, live, len);
   else if (t.bound)
-    emitFills(t, live, len);
+    emitFills(t, live, len, s.inRowTails);
   if (part_)
     return;
 
@@ -307,8 +319,15 @@ void KernelEmitter::emitChunkedPackets(TraversalState &s, Value *live, Value *gr
         });
     }
     emitIf(b_.CreateICmpNE(tail, b_.getInt64(0)), "tail", [&] {
-      emitPacket(s, lower::PacketKind::Masked, columnOf(full), live,
-                 K == 1 ? b_.getInt64(0) : rest);
+      auto masked = [&](bool inRow) {
+        emitPacket(s, lower::PacketKind::Masked, columnOf(full), live,
+                   K == 1 ? b_.getInt64(0) : rest, inRow);
+      };
+      if (!s.inRowTails)
+        return masked(false);
+      Value *end = b_.CreateAdd(columnOf(full), b_.getInt64(lanes_));
+      emitIfElse(b_.CreateICmpSLE(end, s.len), "tail.in_row", [&] { masked(true); },
+                 [&] { masked(false); });
     });
     if (spill)
       for (size_t ri = 0; ri < t.reductions.size(); ++ri)
@@ -463,7 +482,7 @@ Value *KernelEmitter::liveColumns(const lower::ColumnBound &bound, Value *len) {
   return b_.CreateSelect(b_.CreateICmpSGT(live, len), len, live, "live_columns");
 }
 
-void KernelEmitter::emitFills(const lower::Traversal &t, Value *live, Value *len) {
+void KernelEmitter::emitFills(const lower::Traversal &t, Value *live, Value *len, bool inRowTail) {
   size_t inputs = program_.inputs.size();
   Value *count = b_.CreateSub(len, live);
   Value *packets = b_.CreateUDiv(count, b_.getInt64(lanes_));
@@ -485,11 +504,20 @@ void KernelEmitter::emitFills(const lower::Traversal &t, Value *live, Value *len
   emitLoop(b_.getInt64(0), packets, "fill", [&](Value *p) {
     store(b_.CreateAdd(live, b_.CreateMul(p, b_.getInt64(lanes_))), nullptr);
   });
-  emitIf(b_.CreateICmpNE(left, b_.getInt64(0)), "fill.tail", [&] {
+  auto maskedTail = [&] {
     Value *column = b_.CreateAdd(live, b_.CreateMul(packets, b_.getInt64(lanes_)));
     Value *mask = b_.CreateICmpSLT(
         laneIds(ctx_, lanes_), b_.CreateVectorSplat(lanes_, b_.CreateTrunc(left, b_.getInt32Ty())));
     store(column, mask);
+  };
+  emitIf(b_.CreateICmpNE(left, b_.getInt64(0)), "fill.tail", [&] {
+    if (!inRowTail)
+      return maskedTail();
+    // The row's last packet, when all of it is fill: it ends the fills, and
+    // stores again the fill some of its columns already hold.
+    Value *last = b_.CreateSub(len, b_.getInt64(lanes_));
+    emitIfElse(b_.CreateICmpSGE(last, live), "fill.tail.in_row",
+               [&] { store(last, nullptr); }, maskedTail);
   });
 }
 

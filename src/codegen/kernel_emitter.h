@@ -113,6 +113,11 @@ private:
     // Packets per iteration of the packet loop: the accumulators per
     // reduction, or outputPackets() for a traversal without reductions.
     int packets = 1;
+    // The traversal's length (the row's columns it spans), and whether its
+    // tail packet, and its fills' tail, avoid lane-masked memory operations
+    // where they lie inside the row (inRowTails).
+    llvm::Value *len = nullptr;
+    bool inRowTails = false;
     std::vector<std::vector<llvm::AllocaInst *>> accumulators;
     Helper dense, masked;
     // Per accumulator: the tail's lanes when it is the tail's accumulator,
@@ -134,12 +139,15 @@ private:
   bool singleMaxAccumulator(ReduceOp op, llvm::Type *type) const;
   // Packets per iteration of a traversal without reductions.
   int outputPackets() const;
+  // Whether a column-bounded traversal's tails use whole-packet memory
+  // operations where they lie inside the row.
+  bool inRowTails(const lower::Traversal &t) const;
 
   // One packet: its body (inline or a helper call), then its reductions'
   // operands added into accumulator `packetAcc` (a constant index, or an
   // i64 chosen at run time for the tail; 0 for a oneAccumulator reduction).
   void emitPacket(TraversalState &s, lower::PacketKind kind, llvm::Value *column, llvm::Value *len,
-                  llvm::Value *packetAcc);
+                  llvm::Value *packetAcc, bool inRow = false);
 
   // The packets of [0, live) in chunks of lower::kChunkColumns: each
   // chunk's partials restart at the identity and join the running total in
@@ -199,7 +207,8 @@ private:
 
   // Columns [live, len) of a bounded traversal's writes get the row-uniform
   // value the select chose there: full packets, then a masked tail.
-  void emitFills(const lower::Traversal &t, llvm::Value *live, llvm::Value *len);
+  void emitFills(const lower::Traversal &t, llvm::Value *live, llvm::Value *len,
+                 bool inRowTail = false);
   // The part entry's share of the fills: [live, len) within its chunks.
   void emitPartFills(const lower::Traversal &t, llvm::Value *live, llvm::Value *len);
 

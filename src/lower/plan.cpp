@@ -118,6 +118,7 @@ KernelPlan initialPlan(const Program &program, const CompileOptions &options, in
   plan.leftover_loop = options.leftover_loop;
   plan.single_max_accumulator = options.single_max_accumulator;
   plan.unroll_output_loops = options.unroll_output_loops;
+  plan.in_row_tails = options.in_row_tails;
   plan.accumulators = kReductionLanes / lanes;
   plan.block_rows = options.block_rows;
   auto depth = depths(program);

@@ -139,6 +139,9 @@ struct KernelPlan {
   // AArch64's generic entry: output loops run two packets per iteration
   // (CompileOptions).
   bool unroll_output_loops = true;
+  // AArch64: bounded traversals' tails inside the row without lane masks
+  // (CompileOptions).
+  bool in_row_tails = true;
   int lanes = 16;
   // Independent packet accumulators per reduction: lanes * accumulators
   // = kReductionLanes for every W, so the reduction order (and so every

@@ -31,5 +31,32 @@ TEST(BoundedTraversal, SelectsOnTheBoundComparePerPacketWithoutIt) {
   EXPECT_EQ(columnCompares(true), 0u);
 }
 
+// in_row_tails: on AArch64 a bounded traversal's tail packet and its
+// fills' tail each get a path without lane masks for when they lie inside
+// the row (the bits are the cross test's to prove, on and off).
+std::string maskedSoftmaxIR(bool aarch64, bool inRowTails) {
+  CompileOptions o;
+  o.target_triple = aarch64 ? "aarch64-linux-gnu" : "";
+  o.target_cpu = aarch64 ? "apple-m1" : "x86-64-v4";
+  o.lanes = 8;
+  o.in_row_tails = inRowTails;
+  return compile(library::maskedSoftmax(), o).dump("llvm-unoptimized", 65);
+}
+
+TEST(BoundedTraversal, AArch64TailsInsideTheRowHaveAPathWithoutLaneMasks) {
+  // Before: the tails are lane-masked loads and stores only.
+  std::string off = maskedSoftmaxIR(true, false);
+  EXPECT_EQ(test::countOccurrences(off, "tail.in_row"), 0u);
+  // After: the three bounded traversals' tails and the output's fill tail
+  // branch on lying inside the row.
+  std::string on = maskedSoftmaxIR(true, true);
+  EXPECT_GE(test::countOccurrences(on, "\ntail.in_row.then"), 3u);
+  EXPECT_GE(test::countOccurrences(on, "\nfill.tail.in_row.then"), 1u);
+  EXPECT_LT(test::countOccurrences(on, "@llvm.masked.load"),
+            2 * test::countOccurrences(on, "\ntail.in_row.then"));
+  // x86 has mask registers: its tails stay lane-masked.
+  EXPECT_EQ(test::countOccurrences(maskedSoftmaxIR(false, true), "tail.in_row"), 0u);
+}
+
 } // namespace
 } // namespace lanejit

@@ -79,11 +79,11 @@ const std::vector<SwitchSet> &switchSets() {
          o.stream_min_kib = 0;
        }},
       {"mixed: unfused outputs, masked full packets, guards per row, inlined, output loops "
-       "not unrolled",
+       "not unrolled, lane-masked bounded tails",
        [](CompileOptions &o) {
          o.fuse_outputs = o.specialize_full_packets = o.hoist_guards = false;
          o.prove_in_place = o.single_max_accumulator = o.fill_stores = false;
-         o.unroll_output_loops = false;
+         o.unroll_output_loops = o.in_row_tails = false;
          o.inline_packet_bodies = CompileOptions::Inline::Always;
        }},
   };

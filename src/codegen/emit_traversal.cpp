@@ -110,22 +110,22 @@ bool KernelEmitter::singleMaxAccumulator(ReduceOp op, llvm::Type *type) const {
          (op == ReduceOp::Max || op == ReduceOp::Min) && type->isFPOrFPVectorTy();
 }
 
+// AArch64 (no mask registers: LLVM turns a lane-masked load or store with a
+// run-time mask into a branch and a lane access per lane): a bounded
+// traversal's tail packet inside the row loads whole packets and stores its
+// fill on the lanes past live, and its fills' tail is the row's last
+// packet, all fill, when that lies past live (docs/aarch64-estimates.md,
+// item 3). Inlined bodies over whole rows only (not the column-split entry).
+bool KernelEmitter::inRowTails(const lower::Traversal &t) const {
+  return plan_.in_row_tails && !target_.x86 && t.bound && t.inline_bodies && !part_ && !flatLen_;
+}
+
 // Two on AArch64's generic entry: its one-packet output loops were bound by
 // dispatch in llvm-mca's apple-m1 model (a post-indexed load/store pair per
 // packet is three micro-ops; docs/aarch64-estimates.md, item 5); two
 // packets at immediate offsets took RMSNorm 1024x4097 from 2624 to 2372
 // cycles a row. Entries compiled for C keep one: RoPE 17x66 lost (38 to
 // 46) with two, and their trip counts are constants already.
-// AArch64 (no mask registers: LLVM turns a lane-masked load or store with a
-// run-time mask into a branch and a lane access per lane): a bounded
-// traversal's tail packet inside the row loads whole packets and stores its
-// fill on the lanes past live, and its fills' tail is the row's last
-// packet, all fill, when that lies past live (docs/aarch64-estimates.md,
-// item 3). Inlined bodies of a whole-row, one-thread traversal only.
-bool KernelEmitter::inRowTails(const lower::Traversal &t) const {
-  return plan_.in_row_tails && !target_.x86 && t.bound && t.inline_bodies && !part_ && !flatLen_;
-}
-
 int KernelEmitter::outputPackets() const {
   return plan_.unroll_output_loops && !target_.x86 && !fixedCols_ ? 2 : 1;
 }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -132,6 +133,13 @@ struct Bandwidth {
   StreamSamples copy, triad;    // what the two rates are the best of
 };
 Bandwidth measureBandwidth(int64_t footprint_bytes, double seconds_budget);
+// How measureBandwidth samples a stream, over any `pass` moving
+// `bytes_per_pass`: passes per sample double until a sample lasts >= 200
+// us, and again whenever a later sample is shorter (its samples so far no
+// longer count); then samples repeat until `budget` seconds (at least 3).
+// Returns the best rate of the samples left in `out`.
+double bestStreamRate(const std::function<void()> &pass, int64_t bytes_per_pass, double budget,
+                      StreamSamples &out);
 
 // The ATen CPU capability the torch peer runs with, for the environment
 // record; "" when the torch peer was not built, "unavailable (why)" when its

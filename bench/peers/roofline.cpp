@@ -83,10 +83,8 @@ __attribute__((noinline)) void triadPass(float *__restrict a, const float *__res
     a[i] = b[i] + s * c[i];
 }
 
-// Samples of `pass` (moving `bytes_per_pass`) within `budget` seconds:
-// passes per sample double until a sample lasts >= 200 us (clock cost stays
-// negligible), then samples repeat until the budget is spent (at least 3).
-// Returns the best rate; `out` gets every counted sample.
+// bestStreamRate (peer.h), with the pass inlined: >= 200 us per sample
+// keeps the clock's cost negligible.
 template <typename Pass>
 double bestRate(Pass pass, int64_t bytes_per_pass, double budget, StreamSamples &out) {
   auto seconds = [](Clock::time_point a, Clock::time_point b) {
@@ -103,9 +101,13 @@ double bestRate(Pass pass, int64_t bytes_per_pass, double budget, StreamSamples 
     Clock::time_point t1 = Clock::now();
     double s = seconds(t0, t1);
     if (s < 200e-6 && passes < (int64_t{1} << 30)) {
+      // Too short, even after counted samples (a later one can run
+      // faster): calibrate again; the samples so far, and their best, no
+      // longer count, so the best rate is always that of out's samples.
       passes *= 2;
-      samples = -1; // calibration samples do not count
+      samples = -1;
       out.seconds.clear();
+      best = 0;
       continue;
     }
     out.passes = passes;
@@ -117,6 +119,11 @@ double bestRate(Pass pass, int64_t bytes_per_pass, double budget, StreamSamples 
 }
 
 } // namespace
+
+double bestStreamRate(const std::function<void()> &pass, int64_t bytes_per_pass, double budget,
+                      StreamSamples &out) {
+  return bestRate(pass, bytes_per_pass, budget, out);
+}
 
 Bandwidth measureBandwidth(int64_t footprint_bytes, double seconds_budget) {
   if (footprint_bytes <= 0 || !(seconds_budget > 0) || !std::isfinite(seconds_budget))

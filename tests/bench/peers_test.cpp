@@ -16,6 +16,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -439,6 +441,34 @@ TEST(Roofline, BandwidthIsPositiveAndFinite) {
   }
   EXPECT_THROW(measureBandwidth(0, 0.01), Error);
   EXPECT_THROW(measureBandwidth(1024, 0), Error);
+}
+
+// The rate is the best of the samples it reports, even when a counted
+// sample is followed by one too short, which restarts the calibration (the
+// audit re-derives the rate from the samples: "wrong floor" otherwise).
+TEST(Roofline, TheRateIsTheBestOfTheReportedSamples) {
+  auto busy = [](double us) {
+    auto end = std::chrono::steady_clock::now() + std::chrono::duration<double, std::micro>(us);
+    while (std::chrono::steady_clock::now() < end) {
+    }
+  };
+  // Before: three counted samples of one 250 us pass (the fastest rate),
+  // then a 150 us one, then passes of 300 us.
+  int calls = 0;
+  auto pass = [&] {
+    ++calls;
+    busy(calls <= 3 ? 250 : calls == 4 ? 150 : 300);
+  };
+  StreamSamples out;
+  double rate = bestStreamRate(pass, 1000, 0.001, out);
+  // After: the best of what `out` holds (the 250 us samples were dropped
+  // when the calibration restarted, unless the machine stretched the
+  // 150 us pass past 200 us).
+  double best = 0;
+  for (double s : out.seconds)
+    best = std::max(best, 1000.0 * static_cast<double>(out.passes) / s);
+  EXPECT_EQ(rate, best);
+  EXPECT_GE(out.seconds.size(), 3u);
 }
 
 TEST(AtenCapability, RecordedWhenTheTorchPeerIsBuilt) {

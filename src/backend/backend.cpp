@@ -55,7 +55,8 @@ Target resolveTarget(const std::string &triple, const std::string &cpu,
   codegen::MathTarget math{host.fma, x86 && host.avx512f,
                            x86 && hasFeature(host.features, "avx512vl"),
                            x86 && hasFeature(host.features, "avx512dq"),
-                           x86 && hasFeature(host.features, "f16c"), !x86};
+                           x86 && hasFeature(host.features, "f16c"),
+                           x86 && hasFeature(host.features, "avx512bf16"), !x86};
   return {{host.triple, x86, host.cpu, host.features, math}, host.maxLanes()};
 }
 

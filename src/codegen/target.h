@@ -22,6 +22,10 @@ struct MathTarget {
   // F16C: f16 loads and stores convert with vcvtph2ps/vcvtps2ph; without it,
   // with integer and f32 operations of the same bits (emit_ops.cpp).
   bool has_f16c = false;
+  // AVX512_BF16: bf16 stores round with vcvtneps2bf16, its denormal inputs
+  // (which it flushes) first made normal and the result corrected
+  // (emit_ops.cpp); without it, integer operations. The same bits.
+  bool has_avx512bf16 = false;
   // AArch64 NEON: IEEE maximum/minimum as one fmax/fmin (llvm.maximum,
   // -0 < +0, NaN in gives NaN out) and the NaN test of canonicalisation as
   // one facge, where the generic forms take about ten and four

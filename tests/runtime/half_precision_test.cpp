@@ -5,7 +5,8 @@
 //  - Every one of the 2^16 patterns of each type through a kernel: T -> T,
 //    T -> f32, and f32 -> T on every halfway case and a stride through the
 //    f32 patterns; at W = 4, 8 and 16, with full packets and tails, on 1 and
-//    2 threads, with streaming stores, without F16C, and rows across lanes.
+//    2 threads, with streaming stores, without F16C, without AVX512_BF16,
+//    and rows across lanes; and every f32 denormal stored to bf16.
 //  - The six library operators with every buffer in bf16 and in f16: within
 //    the oracle's tolerance plus one unit in the output's last place, inputs
 //    unchanged, guard zones intact, the same bits for every W, thread count
@@ -85,6 +86,13 @@ CompileOptions withLanes(int lanes) {
   return o;
 }
 
+// `o` without AVX512_BF16's vcvtneps2bf16: bf16 stores round with integer
+// operations (a no-op on a machine without it).
+CompileOptions withoutBF16(CompileOptions o) {
+  o.target_features += o.target_features.empty() ? "-avx512bf16" : ",-avx512bf16";
+  return o;
+}
+
 // The variants of one W every pattern goes through: default, streaming
 // stores from the first byte, no F16C (integer conversions), and the
 // generic entry only.
@@ -98,6 +106,7 @@ std::vector<std::pair<std::string, CompileOptions>> variants(int lanes) {
   CompileOptions noF16c = withLanes(lanes);
   noF16c.target_features += noF16c.target_features.empty() ? "-f16c" : ",-f16c";
   all.emplace_back("without F16C", noF16c);
+  all.emplace_back("without AVX512_BF16", withoutBF16(withLanes(lanes)));
   CompileOptions generic = withLanes(lanes);
   generic.specialize_columns = false;
   generic.rows_across_lanes = false;
@@ -171,6 +180,27 @@ TEST(HalfPrecision, EveryHalfwayCaseStoresRoundedToEven) {
   }
 }
 
+// vcvtneps2bf16 flushes denormal inputs, which the store corrects for
+// (codegen/emit_ops.cpp): every f32 denormal of either sign, each beside
+// normal values, zeros and NaNs in its packet, as one long row, at every W.
+TEST(HalfPrecision, EveryDenormalStoresToBF16RoundedToEven) {
+  std::vector<uint32_t> cases;
+  cases.reserve(4u << 23);
+  for (uint32_t u = 0; u < (1u << 23); ++u)
+    for (uint32_t v : {u, 0x80000000u | u, 0x3f800000u | u, u % 3 ? 0x7fc00001u : 0x80000000u})
+      cases.push_back(v);
+  Program program = copyProgram(DType::F32, DType::BF16);
+  for (int lanes : kLanes)
+    for (const CompileOptions &options : {withLanes(lanes), withoutBF16(withLanes(lanes))}) {
+      SCOPED_TRACE(testing::Message() << "W=" << lanes << " " << options.target_features);
+      std::vector<uint32_t> got =
+          runOn(compile(program, options), DType::F32, DType::BF16, cases, 4099, 1);
+      for (size_t i = 0; i < cases.size(); ++i)
+        ASSERT_EQ(got[i], storedBits(DType::BF16, test::floatBits(cases[i])))
+            << std::hex << "input 0x" << cases[i];
+    }
+}
+
 // Runs `kernel` on a fresh copy of `c`'s inputs (outputs NaN first) on
 // `threads`, checks it against the oracle and returns its output bytes.
 ::testing::AssertionResult runChecked(const Kernel &kernel, check::Case &c, int threads,
@@ -197,6 +227,7 @@ std::vector<std::pair<std::string, CompileOptions>> librarySweep() {
   CompileOptions noF16c = withLanes(16);
   noF16c.target_features += noF16c.target_features.empty() ? "-f16c" : ",-f16c";
   all.emplace_back("W=16 without F16C", noF16c);
+  all.emplace_back("W=16 without AVX512_BF16", withoutBF16(withLanes(16)));
   return all;
 }
 

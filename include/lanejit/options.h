@@ -130,6 +130,12 @@ struct CompileOptions {
   // stores, which NEON runs as a branch per lane (docs/aarch64-estimates.md,
   // item 3). The same values reach memory: the same bits.
   bool in_row_tails = true;
+  // A max reduction over absolute values (an absmax, as int8 quantization
+  // takes: `reduce.max`/`group.max` of `abs`) steps by a signed integer max
+  // of the bits, one instruction where the IEEE maximum takes three. For
+  // floats with the sign bit clear the integer order is the float order,
+  // every NaN above +inf; the same bits reach every output.
+  bool integer_absmax = true;
   // Few long rows (fewer rows than threads) are split by column chunks
   // across threads, with the same bits (docs/architecture.md, "Threads").
   // Off: no column-split entry is compiled and such calls split only rows.

@@ -455,6 +455,27 @@ Value *emitReductionStep(llvm::IRBuilder<> &b, ReduceOp op, Value *acc, Value *x
   return nullptr;
 }
 
+// With the sign bit clear, the order of floats is the order of their bits
+// as integers, +inf's below every NaN's; the max's identity -inf is the
+// one negative value the steps meet (an accumulator's start, a tail's
+// lanes past the row). So the signed integer max is the IEEE maximum for
+// every operand but NaN, and a NaN when some operand is one: a NaN of
+// another payload than emitIeeeMinMax's, which no output sees (stores
+// canonicalise, compares and arithmetic read any NaN alike). One vpmaxsd
+// or smax for vrangeps, a compare and a blend (or fmax, facge and bif).
+Value *emitReductionStepOf(llvm::IRBuilder<> &b, const Node &reduction, Value *acc, Value *x,
+                           bool integerAbsMax, const MathTarget *math) {
+  const Node &operand = *reduction.args[0];
+  bool absMax = integerAbsMax && reduction.reduceOp() == ReduceOp::Max &&
+                operand.kind == NodeKind::Unary &&
+                operand.unaryOp() == UnaryOp::Abs && acc->getType()->isFPOrFPVectorTy();
+  if (!absMax)
+    return emitReductionStep(b, reduction.reduceOp(), acc, x, math);
+  llvm::Type *t = acc->getType();
+  Value *bits = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, asInt(b, acc), asInt(b, x));
+  return b.CreateBitCast(bits, t, "absmax");
+}
+
 } // namespace lanejit::codegen
 
 namespace lanejit::codegen {

@@ -80,5 +80,12 @@ llvm::Value *emitOrderedMinMax(llvm::IRBuilder<> &b, bool isMax, llvm::Value *x,
 llvm::Constant *reductionIdentity(llvm::Type *type, ReduceOp op);
 llvm::Value *emitReductionStep(llvm::IRBuilder<> &b, ReduceOp op, llvm::Value *acc, llvm::Value *x,
                                const MathTarget *math = nullptr);
+// A step of `reduction` (a reduce or group node) on packets of its operand:
+// emitReductionStep, except, with `integerAbsMax`, a max over absolute
+// values (an absmax, as quantization takes): a signed integer max of the
+// bits (CompileOptions::integer_absmax).
+llvm::Value *emitReductionStepOf(llvm::IRBuilder<> &b, const Node &reduction, llvm::Value *acc,
+                                 llvm::Value *x, bool integerAbsMax,
+                                 const MathTarget *math = nullptr);
 
 } // namespace lanejit::codegen

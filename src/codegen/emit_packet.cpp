@@ -96,7 +96,7 @@ Value *PacketEmitter::groupMaxMinOfPackets(const Node &n, Value *base, Value *co
       Value *at = b.CreateAdd(start, b.getInt64((k * perRun + m) * W));
       Value *x = b.CreateAlignedLoad(vec, b.CreateInBoundsGEP(b.getFloatTy(), base, at),
                                      llvm::Align(4));
-      acc = acc ? emitReductionStep(b, n.reduceOp(), acc, x, &target_.math) : x;
+      acc = acc ? emitReductionStepOf(b, n, acc, x, plan_.integer_absmax, &target_.math) : x;
     }
     runs.push_back(acc);
   }
@@ -113,10 +113,9 @@ Value *PacketEmitter::groupMaxMinOfPackets(const Node &n, Value *base, Value *co
         }
     std::vector<Value *> next;
     for (size_t p = 0; p < runs.size(); p += 2)
-      next.push_back(emitReductionStep(b, n.reduceOp(),
-                                       b.CreateShuffleVector(runs[p], runs[p + 1], low),
-                                       b.CreateShuffleVector(runs[p], runs[p + 1], high),
-                                       &target_.math));
+      next.push_back(emitReductionStepOf(b, n, b.CreateShuffleVector(runs[p], runs[p + 1], low),
+                                         b.CreateShuffleVector(runs[p], runs[p + 1], high),
+                                         plan_.integer_absmax, &target_.math));
     runs = std::move(next);
   }
   return runs[0];
@@ -140,7 +139,7 @@ Value *PacketEmitter::groupReduce(const Node &n, Value *column) {
   Value *identity = reductionIdentity(vec, n.reduceOp());
   auto step = [&](Value *acc, Value *offset) {
     Value *x = gather(base, b.CreateAdd(first, b.CreateVectorSplat(W, offset)), identity);
-    return emitReductionStep(b, n.reduceOp(), acc, x, &target_.math);
+    return emitReductionStepOf(b, n, acc, x, plan_.integer_absmax, &target_.math);
   };
   Value *acc = identity;
   if (g <= 32) {

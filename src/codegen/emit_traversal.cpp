@@ -67,15 +67,19 @@ void KernelEmitter::emitPacket(TraversalState &s, lower::PacketKind kind, Value 
       reduced.push_back(b_.CreateExtractValue(result, {unsigned(i)}));
   }
   for (size_t ri = 0; ri < t.reductions.size(); ++ri) {
-    ReduceOp op = t.reductions[ri]->reduceOp();
+    const Node &reduction = *t.reductions[ri];
+    ReduceOp op = reduction.reduceOp();
     Value *v = reduced[ri];
     llvm::Type *type = v->getType();
     auto &accs = s.accumulators[ri];
     Value *acc = s.oneAccumulator[ri] ? b_.getInt64(0) : packetAcc;
+    auto step = [&](Value *old) {
+      return emitReductionStepOf(b_, reduction, old, v, plan_.integer_absmax, &target_.math);
+    };
+    auto stepInto = [&](Value *slot) { b_.CreateStore(step(b_.CreateLoad(type, slot)), slot); };
     if (!s.spilled.empty() && !llvm::isa<llvm::ConstantInt>(acc)) {
       llvm::Type *array = s.spilled[ri]->getAllocatedType();
-      Value *slot = b_.CreateInBoundsGEP(array, s.spilled[ri], {b_.getInt64(0), acc});
-      b_.CreateStore(emitReductionStep(b_, op, b_.CreateLoad(type, slot), v, &target_.math), slot);
+      stepInto(b_.CreateInBoundsGEP(array, s.spilled[ri], {b_.getInt64(0), acc}));
       continue;
     }
     // max and min are exactly associative and commutative, so the tail's
@@ -84,8 +88,7 @@ void KernelEmitter::emitPacket(TraversalState &s, lower::PacketKind kind, Value 
     if (!llvm::isa<llvm::ConstantInt>(acc) && anyOrder && plan_.branchless_tail)
       acc = b_.getInt64(0);
     if (auto *k = llvm::dyn_cast<llvm::ConstantInt>(acc)) {
-      llvm::AllocaInst *slot = accs[k->getZExtValue()];
-      b_.CreateStore(emitReductionStep(b_, op, b_.CreateLoad(type, slot), v, &target_.math), slot);
+      stepInto(accs[k->getZExtValue()]);
       continue;
     }
     // The tail joins accumulator `acc` without branches: every accumulator
@@ -94,7 +97,7 @@ void KernelEmitter::emitPacket(TraversalState &s, lower::PacketKind kind, Value 
     // out keeps its value, exactly what adding the identity does.
     for (size_t k = 0; k < accs.size(); ++k) {
       Value *old = b_.CreateLoad(type, accs[k]);
-      Value *updated = emitReductionStep(b_, op, old, v, &target_.math);
+      Value *updated = step(old);
       Value *pick = s.tailMasks.empty() ? b_.CreateICmpEQ(acc, b_.getInt64(k)) : s.tailMasks[k];
       b_.CreateStore(b_.CreateSelect(pick, updated, old), accs[k]);
     }

@@ -119,6 +119,7 @@ KernelPlan initialPlan(const Program &program, const CompileOptions &options, in
   plan.single_max_accumulator = options.single_max_accumulator;
   plan.unroll_output_loops = options.unroll_output_loops;
   plan.in_row_tails = options.in_row_tails;
+  plan.integer_absmax = options.integer_absmax;
   plan.accumulators = kReductionLanes / lanes;
   plan.block_rows = options.block_rows;
   auto depth = depths(program);

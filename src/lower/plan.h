@@ -142,6 +142,9 @@ struct KernelPlan {
   // AArch64: bounded traversals' tails inside the row without lane masks
   // (CompileOptions).
   bool in_row_tails = true;
+  // Max reductions over absolute values step by an integer max of the bits
+  // (CompileOptions).
+  bool integer_absmax = true;
   int lanes = 16;
   // Independent packet accumulators per reduction: lanes * accumulators
   // = kReductionLanes for every W, so the reduction order (and so every

@@ -27,8 +27,6 @@
 namespace lanejit {
 namespace {
 
-constexpr uint32_t kCanonicalNaN = 0xffc00000u;
-
 size_t smaxCalls(const Program &program, bool on) {
   CompileOptions o = test::targetOptions();
   o.integer_absmax = on;
@@ -71,7 +69,7 @@ uint32_t maxBits(const std::vector<float> &v) {
   float m = -std::numeric_limits<float>::infinity();
   for (float x : v) {
     if (std::isnan(x))
-      return kCanonicalNaN;
+      return test::kCanonicalNaN;
     if (x > m || (x == 0 && m == 0 && !std::signbit(x)))
       m = x;
   }

@@ -86,10 +86,10 @@ CompileOptions withLanes(int lanes) {
   return o;
 }
 
-// `o` without AVX512_BF16's vcvtneps2bf16: bf16 stores round with integer
-// operations (a no-op on a machine without it).
-CompileOptions withoutBF16(CompileOptions o) {
-  o.target_features += o.target_features.empty() ? "-avx512bf16" : ",-avx512bf16";
+// `o` without a CPU feature ("f16c", "avx512bf16"): 16-bit loads and stores
+// convert with integer operations instead (a no-op on a machine without it).
+CompileOptions without(CompileOptions o, const std::string &feature) {
+  o.target_features += (o.target_features.empty() ? "-" : ",-") + feature;
   return o;
 }
 
@@ -103,10 +103,8 @@ std::vector<std::pair<std::string, CompileOptions>> variants(int lanes) {
   streaming.stream_stores = true;
   streaming.stream_min_kib = 0;
   all.emplace_back("streaming stores", streaming);
-  CompileOptions noF16c = withLanes(lanes);
-  noF16c.target_features += noF16c.target_features.empty() ? "-f16c" : ",-f16c";
-  all.emplace_back("without F16C", noF16c);
-  all.emplace_back("without AVX512_BF16", withoutBF16(withLanes(lanes)));
+  all.emplace_back("without F16C", without(withLanes(lanes), "f16c"));
+  all.emplace_back("without AVX512_BF16", without(withLanes(lanes), "avx512bf16"));
   CompileOptions generic = withLanes(lanes);
   generic.specialize_columns = false;
   generic.rows_across_lanes = false;
@@ -191,7 +189,8 @@ TEST(HalfPrecision, EveryDenormalStoresToBF16RoundedToEven) {
       cases.push_back(v);
   Program program = copyProgram(DType::F32, DType::BF16);
   for (int lanes : kLanes)
-    for (const CompileOptions &options : {withLanes(lanes), withoutBF16(withLanes(lanes))}) {
+    for (const CompileOptions &options :
+         {withLanes(lanes), without(withLanes(lanes), "avx512bf16")}) {
       SCOPED_TRACE(testing::Message() << "W=" << lanes << " " << options.target_features);
       std::vector<uint32_t> got =
           runOn(compile(program, options), DType::F32, DType::BF16, cases, 4099, 1);
@@ -224,10 +223,8 @@ std::vector<std::pair<std::string, CompileOptions>> librarySweep() {
     off.inline_packet_bodies = CompileOptions::Inline::Never;
     all.emplace_back("W=" + std::to_string(lanes) + " unfused, generic", off);
   }
-  CompileOptions noF16c = withLanes(16);
-  noF16c.target_features += noF16c.target_features.empty() ? "-f16c" : ",-f16c";
-  all.emplace_back("W=16 without F16C", noF16c);
-  all.emplace_back("W=16 without AVX512_BF16", withoutBF16(withLanes(16)));
+  all.emplace_back("W=16 without F16C", without(withLanes(16), "f16c"));
+  all.emplace_back("W=16 without AVX512_BF16", without(withLanes(16), "avx512bf16"));
   return all;
 }
 
